@@ -1,0 +1,104 @@
+//! Emit: tools -> an MCP `ListToolsResult` (`{"tools": [...]}`) as JSON (two-space indent,
+//! trailing newline) or YAML. Output depends only on the tools, so equal input gives equal bytes.
+
+use crate::error::{Error, Result};
+use crate::tool::{ArgIn, Call, Tool};
+use serde_json::{Map, Value, json};
+
+/// The `_meta` key under which a tool's HTTP call mapping is written.
+pub const META_KEY: &str = "openapi-mcp/http";
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    #[default]
+    Json,
+    Yaml,
+}
+
+/// One tool as an MCP `Tool` object.
+pub fn tool_json(t: &Tool) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), t.name.clone().into());
+    m.insert("title".into(), t.title.clone().into());
+    m.insert("description".into(), t.description.clone().into());
+    m.insert("inputSchema".into(), t.input_schema.clone());
+    if let Some(o) = &t.output_schema {
+        m.insert("outputSchema".into(), o.clone());
+    }
+    let mut a = Map::new();
+    a.insert("title".into(), t.title.clone().into());
+    for (key, hint) in t.hints.entries() {
+        a.insert(key.into(), hint.value.into());
+    }
+    m.insert("annotations".into(), Value::Object(a));
+    m.insert("_meta".into(), json!({ META_KEY: call_json(&t.call) }));
+    Value::Object(m)
+}
+
+/// The call mapping: everything a runtime needs to send the request without the spec.
+pub fn call_json(c: &Call) -> Value {
+    let mut m = Map::new();
+    m.insert("method".into(), c.method.as_str().into());
+    m.insert("path".into(), c.path.clone().into());
+    m.insert("servers".into(), c.servers.clone().into());
+    let mut args = Map::new();
+    for a in &c.arguments {
+        let mut e = Map::new();
+        e.insert("in".into(), a.location.as_str().into());
+        if a.location != ArgIn::WholeBody
+            && let Some(o) = &a.original
+        {
+            e.insert("name".into(), o.clone().into());
+        }
+        if let Some(s) = a.style {
+            e.insert("style".into(), s.into());
+        }
+        if let Some(x) = a.explode {
+            e.insert("explode".into(), x.into());
+        }
+        if a.allow_reserved {
+            e.insert("allowReserved".into(), true.into());
+        }
+        if let Some(ct) = &a.content_type {
+            e.insert("contentType".into(), ct.clone().into());
+        }
+        args.insert(a.name.clone(), Value::Object(e));
+    }
+    m.insert("arguments".into(), Value::Object(args));
+    if let Some(b) = &c.body {
+        let mut e = Map::new();
+        e.insert("contentType".into(), b.content_type.clone().into());
+        e.insert("required".into(), b.required.into());
+        e.insert("spread".into(), b.spread.into());
+        if let Some(enc) = &b.encoding {
+            e.insert("encoding".into(), enc.clone());
+        }
+        m.insert("body".into(), Value::Object(e));
+    }
+    if let Some(w) = &c.output_wrapped {
+        m.insert("output".into(), json!({ "wrapped": w }));
+    }
+    Value::Object(m)
+}
+
+/// The whole list as a `ListToolsResult` value.
+pub fn list_json(tools: &[Tool]) -> Value {
+    json!({ "tools": tools.iter().map(tool_json).collect::<Vec<_>>() })
+}
+
+/// Render the list in `format`, ending in a newline.
+pub fn render(tools: &[Tool], format: Format) -> Result<String> {
+    let value = list_json(tools);
+    match format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&value)
+                .map_err(|e| Error::Usage(format!("cannot render JSON: {e}")))?;
+            s.push('\n');
+            Ok(s)
+        }
+        Format::Yaml => {
+            yaml_serde::to_string(&value).map_err(|e| Error::Usage(format!("cannot render YAML: {e}")))
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! openapi-mcp: turn an OpenAPI document into MCP tool definitions.
+//!
+//! The pipeline runs one way, one module a stage:
+//! [`load`] (bytes -> JSON tree, version) -> [`model`] (operations, parameters, bodies,
+//! responses) -> [`schema`] (OpenAPI schema -> JSON Schema 2020-12) -> [`tool`] (name, schemas,
+//! hints with reasons, call mapping) -> [`emit`] (deterministic JSON/YAML).
+//!
+//! ```
+//! let spec = r#"{"openapi": "3.1.0", "info": {"title": "Pets", "version": "1"},
+//!   "paths": {"/pets": {"get": {"operationId": "listPets", "responses": {"200": {"description": "ok"}}}}}}"#;
+//! let out = openapi_mcp::convert_str("pets.json", spec, &openapi_mcp::Options::default()).unwrap();
+//! assert_eq!(out.tools[0].name, "list_pets");
+//! assert!(out.tools[0].hints.read_only.value);
+//! let json = openapi_mcp::emit::render(&out.tools, openapi_mcp::emit::Format::Json).unwrap();
+//! assert!(json.starts_with("{\n  \"tools\": ["));
+//! ```
+
+pub mod cli;
+pub mod emit;
+pub mod error;
+pub mod filter;
+pub mod hints;
+pub mod load;
+pub mod model;
+pub mod naming;
+pub mod refs;
+pub mod schema;
+pub mod swagger;
+pub mod tool;
+
+pub use error::{Error, Result};
+pub use filter::Filter;
+pub use naming::NameStyle;
+pub use tool::Tool;
+
+use std::path::Path;
+
+/// Conversion options.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub filter: Filter,
+    pub name_style: NameStyle,
+    /// Longest tool name; longer names are cut and get a stable hash suffix.
+    pub max_name_len: usize,
+    /// Inline every non-recursive `$ref` instead of emitting `$defs`.
+    pub inline_refs: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            filter: Filter::default(),
+            name_style: NameStyle::Snake,
+            max_name_len: 64,
+            inline_refs: false,
+        }
+    }
+}
+
+/// The result of a conversion.
+#[derive(Debug, Clone)]
+pub struct Conversion {
+    /// The API's `info.title`.
+    pub title: String,
+    pub version: String,
+    pub tools: Vec<Tool>,
+    /// Operations in the document before filtering.
+    pub operations: usize,
+    /// Things worth telling the user that are not errors (e.g. a webhooks-only document).
+    pub notices: Vec<String>,
+}
+
+/// Convert a document given as text (JSON or YAML). `name` is used in messages.
+pub fn convert_str(name: &str, text: &str, options: &Options) -> Result<Conversion> {
+    convert_bytes(name, text.as_bytes(), options)
+}
+
+/// Convert a document given as bytes (JSON or YAML). `name` is used in messages.
+pub fn convert_bytes(name: &str, bytes: &[u8], options: &Options) -> Result<Conversion> {
+    let doc = load::parse(name, bytes)?;
+    convert_document(&doc, options)
+}
+
+/// Read and convert a file.
+pub fn convert_file(path: impl AsRef<Path>, options: &Options) -> Result<Conversion> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    convert_bytes(&path.display().to_string(), &bytes, options)
+}
+
+/// Convert a parsed document.
+pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conversion> {
+    if options.max_name_len < naming::MIN_NAME_LEN {
+        return Err(Error::Usage(format!(
+            "--max-name-len must be at least {}",
+            naming::MIN_NAME_LEN
+        )));
+    }
+    let api = model::read(doc)?;
+    let filter = options.filter.compile()?;
+    let selected: Vec<&model::Operation<'_>> = api.operations.iter().filter(|op| filter.keeps(op)).collect();
+    let wanted: Vec<(String, String)> = selected
+        .iter()
+        .map(|op| {
+            (
+                naming::wanted_name(op, options.name_style),
+                format!("{} {}", op.method.as_str(), op.path),
+            )
+        })
+        .collect();
+    let names = naming::assign(&wanted, options.max_name_len, options.name_style);
+    let mut conv = schema::Converter::new(&doc.file, &doc.root);
+    conv.inline_refs = options.inline_refs;
+    let mut tools = Vec::with_capacity(selected.len());
+    for (op, named) in selected.into_iter().zip(names) {
+        tools.push(tool::build(op, named, &mut conv)?);
+    }
+    let mut notices = Vec::new();
+    if api.operations.is_empty() && api.webhooks > 0 {
+        notices.push(format!(
+            "{}: the document defines {} webhook(s) and no paths; webhooks are not callable, so there are no tools",
+            doc.file, api.webhooks
+        ));
+    } else if api.operations.is_empty() {
+        notices.push(format!("{}: the document has no operations", doc.file));
+    }
+    Ok(Conversion {
+        title: api.title.to_string(),
+        version: api.version.to_string(),
+        tools,
+        operations: api.operations.len(),
+        notices,
+    })
+}

@@ -1,0 +1,287 @@
+//! Loading: bytes -> one JSON tree (`serde_json::Value`, key order kept) plus the detected
+//! specification version.
+//!
+//! Why not `openapiv3`: that crate models OpenAPI 3.0 only. An ordinary 3.1 document
+//! (`type: [string, "null"]`, numeric `exclusiveMinimum`) fails to parse as a whole, and keywords it
+//! does not know (`const`, `examples`, siblings of `$ref`) are dropped silently. We therefore keep the
+//! document as a JSON tree and read it through our own thin typed model (`model`), while schemas stay
+//! `Value`s until `schema` converts them to JSON Schema 2020-12. Nothing is lost on the way.
+//!
+//! JSON or YAML is decided from the content (a document whose first character is `{` is JSON), never
+//! from the file name. YAML goes through `yaml_serde` (merge keys `<<` applied, scalar keys such as
+//! response codes turned into strings); both parsers bound nesting depth and YAML alias expansion.
+
+use crate::error::{Error, Location, Result};
+use serde_json::{Map, Value};
+
+/// The dialect a document is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SpecVersion {
+    /// Swagger 2.0 (converted on load to the 3.0 layout by `swagger`).
+    Swagger2,
+    /// OpenAPI 3.0.x: schemas are the OpenAPI dialect (`nullable`, boolean `exclusiveMinimum`, ...).
+    OpenApi30,
+    /// OpenAPI 3.1.x: schemas are JSON Schema 2020-12 with OpenAPI vocabulary.
+    OpenApi31,
+    /// OpenAPI 3.2.x: as 3.1, plus the `query` method.
+    OpenApi32,
+}
+
+impl SpecVersion {
+    pub fn label(self) -> &'static str {
+        match self {
+            SpecVersion::Swagger2 => "Swagger 2.0",
+            SpecVersion::OpenApi30 => "OpenAPI 3.0",
+            SpecVersion::OpenApi31 => "OpenAPI 3.1",
+            SpecVersion::OpenApi32 => "OpenAPI 3.2",
+        }
+    }
+}
+
+/// A parsed document: its JSON tree, version and the name used in messages.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub file: String,
+    pub version: SpecVersion,
+    pub root: Value,
+}
+
+/// Parse `bytes` (named `file` in messages) into a [`Document`].
+pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
+    let root = parse_tree(file, bytes)?;
+    let version = detect_version(file, &root)?;
+    let root = if version == SpecVersion::Swagger2 {
+        crate::swagger::upgrade(file, root)?
+    } else {
+        root
+    };
+    Ok(Document {
+        file: file.to_string(),
+        version,
+        root,
+    })
+}
+
+/// Parse JSON or YAML text into a JSON tree, without any OpenAPI checks.
+pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let Some(&first) = first else {
+        return Err(input(file, Location::None, "empty document"));
+    };
+    if first == b'{' || first == b'[' {
+        serde_json::from_slice(bytes).map_err(|e| {
+            let location = if e.line() > 0 {
+                Location::LineCol {
+                    line: e.line(),
+                    column: e.column(),
+                }
+            } else {
+                Location::None
+            };
+            input(file, location, format!("invalid JSON: {}", strip_position(&e.to_string())))
+        })
+    } else {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            input(
+                file,
+                Location::None,
+                format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+            )
+        })?;
+        let mut value: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| {
+            let location = match e.location() {
+                Some(l) => Location::LineCol {
+                    line: l.line(),
+                    column: l.column(),
+                },
+                None => Location::None,
+            };
+            input(file, location, format!("invalid YAML: {}", strip_position(&e.to_string())))
+        })?;
+        value
+            .apply_merge()
+            .map_err(|e| input(file, Location::None, format!("invalid YAML merge key: {e}")))?;
+        let mut path = Vec::new();
+        yaml_to_json(value, &mut path).map_err(|(pointer, message)| {
+            input(file, Location::Pointer(pointer), message)
+        })
+    }
+}
+
+fn input(file: &str, location: Location, message: impl Into<String>) -> Error {
+    Error::Input {
+        file: file.to_string(),
+        location,
+        message: message.into(),
+    }
+}
+
+/// Parser messages end in " at line L column C", which we already print as `file:L:C`.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
+    let Some(obj) = root.as_object() else {
+        return Err(input(
+            file,
+            Location::None,
+            format!(
+                "not an OpenAPI document: the top level is {}, expected an object",
+                crate::model::kind(root)
+            ),
+        ));
+    };
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    if let Some(v) = obj.get("openapi") {
+        let Some(version) = text(v) else {
+            return Err(Error::at(file, "/openapi", "`openapi` must be a version string"));
+        };
+        let mut parts = version.split('.');
+        return match (parts.next(), parts.next()) {
+            (Some("3"), Some("0")) => Ok(SpecVersion::OpenApi30),
+            (Some("3"), Some("1")) => Ok(SpecVersion::OpenApi31),
+            (Some("3"), Some("2")) => Ok(SpecVersion::OpenApi32),
+            _ => Err(Error::at(
+                file,
+                "/openapi",
+                format!(
+                    "unsupported OpenAPI version {version:?} (supported: 3.0.x, 3.1.x, 3.2.x and Swagger 2.0)"
+                ),
+            )),
+        };
+    }
+    if let Some(v) = obj.get("swagger") {
+        return match text(v).as_deref() {
+            Some("2.0") | Some("2") => Ok(SpecVersion::Swagger2),
+            other => Err(Error::at(
+                file,
+                "/swagger",
+                format!(
+                    "unsupported Swagger version {} (supported: 2.0)",
+                    other.unwrap_or("(not a string)")
+                ),
+            )),
+        };
+    }
+    Err(input(
+        file,
+        Location::None,
+        "not an OpenAPI document: no `openapi` or `swagger` version field at the top level",
+    ))
+}
+
+type PathErr = (String, String);
+
+/// Convert a YAML tree to JSON. Recursion is bounded by the YAML parser's own depth limit (128).
+fn yaml_to_json(value: yaml_serde::Value, path: &mut Vec<String>) -> Result<Value, PathErr> {
+    use yaml_serde::Value as Y;
+    Ok(match value {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                match serde_json::Number::from_f64(f) {
+                    Some(num) => Value::Number(num),
+                    None => {
+                        return Err((
+                            pointer(path),
+                            format!("the number {n} (infinite or NaN) cannot be represented in JSON"),
+                        ));
+                    }
+                }
+            }
+        }
+        Y::String(s) => Value::String(s),
+        Y::Sequence(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                path.push(i.to_string());
+                out.push(yaml_to_json(item, path)?);
+                path.pop();
+            }
+            Value::Array(out)
+        }
+        Y::Mapping(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (k, v) in map {
+                let key = match k {
+                    Y::String(s) => s,
+                    Y::Number(n) => n.to_string(),
+                    Y::Bool(b) => b.to_string(),
+                    Y::Null => "null".to_string(),
+                    Y::Tagged(t) => match t.value {
+                        Y::String(s) => s,
+                        _ => return Err((pointer(path), "a mapping key must be a scalar".into())),
+                    },
+                    Y::Sequence(_) | Y::Mapping(_) => {
+                        return Err((pointer(path), "a mapping key must be a scalar".into()));
+                    }
+                };
+                path.push(key.clone());
+                let v = yaml_to_json(v, path)?;
+                path.pop();
+                out.insert(key, v);
+            }
+            Value::Object(out)
+        }
+        Y::Tagged(t) => yaml_to_json(t.value, path)?,
+    })
+}
+
+fn pointer(path: &[String]) -> String {
+    let mut out = String::new();
+    for p in path {
+        out.push('/');
+        out.push_str(&crate::error::escape_token(p));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_numeric_keys_become_strings() {
+        let v = parse_tree("t.yaml", b"responses:\n  200:\n    description: ok\n").unwrap();
+        assert!(v["responses"]["200"].is_object());
+    }
+
+    #[test]
+    fn json_error_has_line_and_column() {
+        let e = parse_tree("t.json", b"{\n  \"a\": [1,\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("t.json:"), "{msg}");
+        assert!(msg.contains("invalid JSON"), "{msg}");
+    }
+
+    #[test]
+    fn version_detection() {
+        let d = parse("t", b"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n").unwrap();
+        assert_eq!(d.version, SpecVersion::OpenApi31);
+        let e = parse("t", b"openapi: 4.0.0\n").unwrap_err().to_string();
+        assert!(e.contains("unsupported OpenAPI version"), "{e}");
+        let e = parse("t", b"{\"a\": 1}").unwrap_err().to_string();
+        assert!(e.contains("not an OpenAPI document"), "{e}");
+    }
+
+    #[test]
+    fn yaml_merge_keys_are_applied() {
+        let v = parse_tree("t", b"a: &x {k: 1}\nb:\n  <<: *x\n  j: 2\n").unwrap();
+        assert_eq!(v["b"]["k"], 1);
+    }
+}

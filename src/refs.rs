@@ -1,0 +1,112 @@
+//! References: resolving local `$ref`s (JSON pointers into the same document) for the
+//! non-schema objects that may be references (parameters, request bodies, responses, path items).
+//! Schema `$ref`s are not followed here; `schema` rewrites them into `$defs`.
+
+use crate::error::{Error, Result, unescape_token};
+use serde_json::Value;
+
+/// How many `$ref` hops we follow before calling a chain circular.
+const MAX_HOPS: usize = 32;
+
+/// Resolve a local reference (`#/a/b`) against `root`. `None` when it does not exist.
+pub fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    if !pointer.starts_with('/') {
+        return None;
+    }
+    let mut node = root;
+    for token in pointer[1..].split('/') {
+        let token = percent_decode_token(token);
+        let token = unescape_token(&token);
+        node = match node {
+            Value::Object(map) => map.get(&token)?,
+            Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// Decode `%XX` escapes in a URI fragment (JSON pointers in `$ref` are URI fragments).
+pub(crate) fn percent_decode_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if !token.contains('%') {
+        return token.into();
+    }
+    let bytes = token.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+            if let Ok(b) = u8::from_str_radix(hex, 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).map(Into::into).unwrap_or_else(|_| token.into())
+}
+
+/// The `$ref` string of `value`, if it is a reference object.
+pub fn ref_of(value: &Value) -> Option<&str> {
+    value.as_object()?.get("$ref")?.as_str()
+}
+
+/// Follow `$ref` chains from `value` (found at `at`) to the object they name.
+/// Returns the object and the pointer it was found at.
+pub fn follow<'a>(file: &str, root: &'a Value, value: &'a Value, at: &str) -> Result<(&'a Value, String)> {
+    let mut node = value;
+    let mut where_ = at.to_string();
+    for _ in 0..MAX_HOPS {
+        let Some(reference) = ref_of(node) else {
+            return Ok((node, where_));
+        };
+        check_local(file, reference, &where_)?;
+        node = lookup(root, reference).ok_or_else(|| {
+            Error::at(file, &where_, format!("`$ref` target {reference} does not exist"))
+        })?;
+        where_ = reference[1..].to_string();
+    }
+    Err(Error::at(file, at, "`$ref` chain is circular or longer than 32 hops"))
+}
+
+/// Refuse references that leave the document.
+pub fn check_local(file: &str, reference: &str, at: &str) -> Result<()> {
+    if reference.starts_with('#') {
+        return Ok(());
+    }
+    let what = if reference.contains("://") {
+        "remote `$ref`s are not fetched (no network access)"
+    } else {
+        "`$ref` to another file could not be resolved"
+    };
+    Err(Error::at(file, at, format!("{what}: {reference}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lookup_pointer_with_escapes() {
+        let doc = json!({"paths": {"/a/b": {"get": 1}}, "c": [10, 20], "d e": 3});
+        assert_eq!(lookup(&doc, "#/paths/~1a~1b/get"), Some(&json!(1)));
+        assert_eq!(lookup(&doc, "#/c/1"), Some(&json!(20)));
+        assert_eq!(lookup(&doc, "#/d%20e"), Some(&json!(3)));
+        assert_eq!(lookup(&doc, "#/nope"), None);
+    }
+
+    #[test]
+    fn follow_detects_cycles() {
+        let doc = json!({"a": {"$ref": "#/b"}, "b": {"$ref": "#/a"}});
+        let err = follow("f", &doc, &doc["a"], "/a").unwrap_err().to_string();
+        assert!(err.contains("circular"), "{err}");
+    }
+}

@@ -1,0 +1,731 @@
+//! Schema: converts OpenAPI schemas (3.0 dialect, or 3.1/3.2 which are already JSON Schema 2020-12)
+//! into self-contained JSON Schema 2020-12.
+//!
+//! - 3.0 keywords are translated: `nullable` -> `type` arrays (or `anyOf` with `null`), boolean
+//!   `exclusiveMinimum/Maximum` -> numeric, `example` -> `examples`, `format: binary` ->
+//!   `contentEncoding: base64` (binary travels base64-encoded in JSON arguments).
+//! - 3.1 keywords pass through untouched (`const`, `examples`, `prefixItems`, boolean schemas,
+//!   `$ref` siblings, `type` arrays).
+//! - `readOnly` properties are dropped from input schemas and `writeOnly` ones from output schemas
+//!   (and from `required`). `x-` keys, `xml`, `externalDocs`, `$id`/`$schema`/`$anchor` are dropped;
+//!   values that would break the 2020-12 metaschema (a boolean `required`, a negative `minLength`,
+//!   an unknown `type` name) are dropped too, since no validator could use them.
+//! - Every `$ref` (to `components`, or to any local pointer) becomes `#/$defs/NAME`. Each referenced
+//!   schema is converted once per direction and cached; a tool's schema gets exactly the `$defs` it
+//!   reaches, so recursive schemas work and no `$ref` dangles. `inline_refs` inlines all
+//!   non-recursive definitions instead.
+
+use crate::error::{Error, Result, escape_token};
+use crate::refs;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+
+/// Which side of the call a schema describes; it decides whether `readOnly` or `writeOnly`
+/// properties are dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Arguments the client sends: `readOnly` properties are dropped.
+    Input,
+    /// Results the client receives: `writeOnly` properties are dropped.
+    Output,
+}
+
+/// Deepest schema nesting we convert (the parsers already stop at 128 levels).
+const MAX_DEPTH: usize = 256;
+/// Deepest nesting `inline_refs` may produce before it keeps a `$ref`.
+const MAX_INLINE_DEPTH: usize = 64;
+
+/// A converted schema and the definitions it references directly.
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    pub value: Value,
+    pub refs: Vec<usize>,
+}
+
+/// Converts schemas of one document, caching each referenced definition per direction.
+pub struct Converter<'a> {
+    file: &'a str,
+    root: &'a Value,
+    /// Inline every non-recursive definition instead of emitting `$defs`.
+    pub inline_refs: bool,
+    pointers: Vec<String>,
+    names: Vec<String>,
+    by_pointer: HashMap<String, usize>,
+    taken: HashSet<String>,
+    cache: HashMap<(usize, Direction), Rc<Converted>>,
+}
+
+impl<'a> Converter<'a> {
+    pub fn new(file: &'a str, root: &'a Value) -> Self {
+        Converter {
+            file,
+            root,
+            inline_refs: false,
+            pointers: Vec::new(),
+            names: Vec::new(),
+            by_pointer: HashMap::new(),
+            taken: HashSet::new(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The document the schemas come from.
+    pub fn root(&self) -> &'a Value {
+        self.root
+    }
+
+    /// The file name used in messages.
+    pub fn file(&self) -> &'a str {
+        self.file
+    }
+
+    /// Convert one schema found at JSON pointer `at` (used in error messages).
+    pub fn convert(&mut self, schema: &Value, dir: Direction, at: &str) -> Result<Converted> {
+        let mut refs = Vec::new();
+        let value = self.conv(schema, dir, at, &mut refs, 0)?;
+        Ok(Converted { value, refs })
+    }
+
+    /// Whether a raw schema is marked `readOnly` (or `writeOnly` for [`Direction::Output`]),
+    /// directly or on the schema its `$ref` names.
+    pub fn hidden(&self, schema: &Value, dir: Direction) -> bool {
+        let key = match dir {
+            Direction::Input => "readOnly",
+            Direction::Output => "writeOnly",
+        };
+        let marked = |v: &Value| v.get(key).and_then(Value::as_bool) == Some(true);
+        if marked(schema) {
+            return true;
+        }
+        refs::ref_of(schema)
+            .and_then(|r| refs::lookup(self.root, r))
+            .is_some_and(marked)
+    }
+
+    /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
+    /// finished, self-contained schema.
+    pub fn finish(&mut self, root: Value, refs: &[usize], dir: Direction) -> Result<Value> {
+        // Breadth-first closure over the cached definitions.
+        let mut seen: Vec<usize> = Vec::new();
+        let mut queue: Vec<usize> = refs.to_vec();
+        let mut converted: HashMap<usize, Rc<Converted>> = HashMap::new();
+        while let Some(id) = queue.pop() {
+            if converted.contains_key(&id) {
+                continue;
+            }
+            let c = self.definition(id, dir)?;
+            queue.extend(c.refs.iter().copied().filter(|r| !converted.contains_key(r)));
+            converted.insert(id, c);
+            seen.push(id);
+        }
+        if seen.is_empty() {
+            return Ok(root);
+        }
+        if self.inline_refs {
+            return Ok(self.inline_all(root, &converted));
+        }
+        let mut defs: BTreeMap<&str, Value> = BTreeMap::new();
+        for id in &seen {
+            defs.insert(&self.names[*id], converted[id].value.clone());
+        }
+        Ok(with_defs(root, defs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+    }
+
+    /// Look through `$ref`s and `allOf` of a converted schema to see whether it describes an object.
+    pub fn is_object(&mut self, schema: &Value, dir: Direction) -> Result<bool> {
+        self.is_object_at(schema, dir, 0)
+    }
+
+    fn is_object_at(&mut self, schema: &Value, dir: Direction, depth: usize) -> Result<bool> {
+        let Some(obj) = schema.as_object() else {
+            return Ok(false);
+        };
+        if depth > 16 {
+            return Ok(false);
+        }
+        match obj.get("type") {
+            Some(Value::String(t)) => return Ok(t == "object"),
+            Some(_) => return Ok(false),
+            None => {}
+        }
+        if obj.contains_key("properties") {
+            return Ok(true);
+        }
+        if let Some(r) = obj.get("$ref").and_then(Value::as_str)
+            && let Some(id) = self.id_of_def_ref(r)
+        {
+            let def = self.definition(id, dir)?;
+            if self.is_object_at(&def.value, dir, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        if let Some(Value::Array(parts)) = obj.get("allOf") {
+            for p in parts {
+                if self.is_object_at(p, dir, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The definition named by a converted `#/$defs/NAME` reference.
+    fn id_of_def_ref(&self, reference: &str) -> Option<usize> {
+        let name = crate::error::unescape_token(reference.strip_prefix("#/$defs/")?);
+        self.names.iter().position(|n| *n == name)
+    }
+
+    /// The converted form of definition `id`, converting and caching it on first use.
+    fn definition(&mut self, id: usize, dir: Direction) -> Result<Rc<Converted>> {
+        if let Some(c) = self.cache.get(&(id, dir)) {
+            return Ok(c.clone());
+        }
+        let pointer = self.pointers[id].clone();
+        let root = self.root;
+        let target = refs::lookup(root, &format!("#{pointer}"))
+            .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
+        let c = Rc::new(self.convert(target, dir, &pointer)?);
+        self.cache.insert((id, dir), c.clone());
+        Ok(c)
+    }
+
+    /// Register the definition a `$ref` names, checking that it exists.
+    fn register(&mut self, reference: &str, at: &str) -> Result<usize> {
+        refs::check_local(self.file, reference, at)?;
+        let pointer = canonical_pointer(reference);
+        if let Some(&id) = self.by_pointer.get(&pointer) {
+            return Ok(id);
+        }
+        if refs::lookup(self.root, reference).is_none() {
+            return Err(Error::at(self.file, at, format!("`$ref` target {reference} does not exist")));
+        }
+        let base = def_name(&pointer);
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        let id = self.pointers.len();
+        self.taken.insert(name.clone());
+        self.names.push(name);
+        self.pointers.push(pointer.clone());
+        self.by_pointer.insert(pointer, id);
+        Ok(id)
+    }
+
+    fn conv(&mut self, v: &Value, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(Error::at(self.file, at, "schema nested too deeply"));
+        }
+        match v {
+            Value::Bool(_) => Ok(v.clone()),
+            Value::Object(obj) => self.conv_object(obj, dir, at, refs, depth),
+            // Not a schema: a defect of the document, but harmless to read as "anything".
+            _ => Ok(Value::Object(Map::new())),
+        }
+    }
+
+    fn conv_list(&mut self, v: &Value, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize) -> Result<Option<Value>> {
+        let Value::Array(items) = v else {
+            return Ok(None);
+        };
+        if items.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(self.conv(item, dir, at, refs, depth + 1)?);
+        }
+        Ok(Some(Value::Array(out)))
+    }
+
+    fn conv_map(&mut self, v: &Value, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize, filter: bool) -> Result<(Option<Value>, Vec<String>)> {
+        let Value::Object(map) = v else {
+            return Ok((None, Vec::new()));
+        };
+        let mut out = Map::with_capacity(map.len());
+        let mut hidden = Vec::new();
+        for (k, s) in map {
+            if filter && self.hidden(s, dir) {
+                hidden.push(k.clone());
+                continue;
+            }
+            out.insert(k.clone(), self.conv(s, dir, at, refs, depth + 1)?);
+        }
+        Ok((Some(Value::Object(out)), hidden))
+    }
+
+    fn conv_object(&mut self, obj: &Map<String, Value>, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize) -> Result<Value> {
+        let mut out = Map::with_capacity(obj.len());
+        let mut hidden: Vec<String> = Vec::new();
+        for (k, v) in obj {
+            let key = k.as_str();
+            let kept: Option<Value> = match key {
+                _ if key.starts_with("x-") => None,
+                "nullable" | "example" | "xml" | "externalDocs" | "$schema" | "$id" | "$anchor"
+                | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor"
+                | "$vocabulary" | "$defs" | "definitions" | "additionalItems" => None,
+                "exclusiveMinimum" | "exclusiveMaximum" => v.is_number().then(|| v.clone()),
+                "$ref" => match v.as_str() {
+                    Some(r) => {
+                        let id = self.register(r, at)?;
+                        if !refs.contains(&id) {
+                            refs.push(id);
+                        }
+                        Some(Value::String(format!("#/$defs/{}", escape_token(&self.names[id]))))
+                    }
+                    None => None,
+                },
+                "properties" => {
+                    let (m, h) = self.conv_map(v, dir, at, refs, depth, true)?;
+                    hidden = h;
+                    m
+                }
+                "patternProperties" | "dependentSchemas" => self.conv_map(v, dir, at, refs, depth, false)?.0,
+                "additionalProperties" | "unevaluatedProperties" | "propertyNames" | "not" | "if"
+                | "then" | "else" | "contains" | "unevaluatedItems" | "contentSchema" => match v {
+                    Value::Bool(_) | Value::Object(_) => Some(self.conv(v, dir, at, refs, depth + 1)?),
+                    _ => None,
+                },
+                "items" => match v {
+                    // Draft-4 tuple form.
+                    Value::Array(_) => {
+                        if let Some(list) = self.conv_list(v, dir, at, refs, depth)? {
+                            out.insert("prefixItems".into(), list);
+                        }
+                        None
+                    }
+                    Value::Bool(_) | Value::Object(_) => Some(self.conv(v, dir, at, refs, depth + 1)?),
+                    _ => None,
+                },
+                "prefixItems" | "allOf" | "anyOf" | "oneOf" => self.conv_list(v, dir, at, refs, depth)?,
+                "type" => clean_type(v),
+                "required" => clean_required(v),
+                "examples" => match v {
+                    Value::Array(_) => Some(v.clone()),
+                    Value::Object(m) => Some(Value::Array(m.values().cloned().collect())),
+                    _ => None,
+                },
+                "enum" => v.is_array().then(|| v.clone()),
+                "multipleOf" => v.as_f64().filter(|f| *f > 0.0).map(|_| v.clone()),
+                "maximum" | "minimum" => v.is_number().then(|| v.clone()),
+                "maxLength" | "minLength" | "maxItems" | "minItems" | "maxProperties"
+                | "minProperties" | "maxContains" | "minContains" => {
+                    v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|_| v.clone())
+                }
+                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => v.is_boolean().then(|| v.clone()),
+                "title" | "description" | "pattern" | "$comment" | "contentEncoding"
+                | "contentMediaType" => v.is_string().then(|| v.clone()),
+                "format" => match v.as_str() {
+                    Some("binary") => {
+                        if !obj.contains_key("contentEncoding") {
+                            out.insert("contentEncoding".into(), Value::String("base64".into()));
+                        }
+                        None
+                    }
+                    Some(_) => Some(v.clone()),
+                    None => None,
+                },
+                "dependentRequired" => clean_dependent_required(v),
+                "discriminator" => Some(self.discriminator(v, at)?),
+                _ => Some(v.clone()),
+            };
+            if let Some(kept) = kept {
+                out.insert(k.clone(), kept);
+            }
+        }
+        if !hidden.is_empty()
+            && let Some(Value::Array(req)) = out.get_mut("required")
+        {
+            req.retain(|r| r.as_str().is_none_or(|r| !hidden.iter().any(|h| h == r)));
+            if req.is_empty() {
+                out.remove("required");
+            }
+        }
+        // OpenAPI 3.0 boolean exclusive bounds become the numeric 2020-12 form.
+        for (flag, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+            if obj.get(flag) == Some(&Value::Bool(true))
+                && let Some(b) = out.remove(bound)
+            {
+                out.insert(flag.into(), b);
+            }
+        }
+        if let Some(ex) = obj.get("example")
+            && !out.contains_key("examples")
+        {
+            out.insert("examples".into(), Value::Array(vec![ex.clone()]));
+        }
+        if obj.get("type").and_then(Value::as_str) == Some("file") {
+            out.insert("type".into(), Value::String("string".into()));
+            out.entry("contentEncoding").or_insert_with(|| Value::String("base64".into()));
+        }
+        if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
+            out = nullable(out);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn discriminator(&mut self, v: &Value, at: &str) -> Result<Value> {
+        let mut d = v.clone();
+        if let Some(Value::Object(mapping)) = d.get_mut("mapping") {
+            for target in mapping.values_mut() {
+                if let Some(r) = target.as_str()
+                    && r.starts_with('#')
+                    && refs::lookup(self.root, r).is_some()
+                {
+                    let id = self.register(r, at)?;
+                    *target = Value::String(format!("#/$defs/{}", escape_token(&self.names[id])));
+                }
+            }
+        }
+        Ok(d)
+    }
+
+    fn inline_all(&self, root: Value, defs: &HashMap<usize, Rc<Converted>>) -> Value {
+        // A definition is recursive when it can reach itself; those stay in `$defs`.
+        let mut recursive: Vec<usize> = defs
+            .keys()
+            .copied()
+            .filter(|&id| reaches(defs, id, id))
+            .collect();
+        recursive.sort_by(|a, b| self.names[*a].cmp(&self.names[*b]));
+        let by_name: HashMap<&str, usize> = defs.keys().map(|&id| (self.names[id].as_str(), id)).collect();
+        let inl = Inliner {
+            defs,
+            by_name: &by_name,
+            recursive: &recursive,
+        };
+        let root = inl.inline(&root, 0);
+        if recursive.is_empty() {
+            return root;
+        }
+        let kept = recursive
+            .iter()
+            .map(|id| (self.names[*id].clone(), inl.inline(&defs[id].value, 0)))
+            .collect();
+        with_defs(root, kept)
+    }
+}
+
+struct Inliner<'d> {
+    defs: &'d HashMap<usize, Rc<Converted>>,
+    by_name: &'d HashMap<&'d str, usize>,
+    recursive: &'d [usize],
+}
+
+impl Inliner<'_> {
+    fn inline(&self, v: &Value, depth: usize) -> Value {
+        match v {
+            Value::Object(obj) => {
+                let target = obj
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+                    .map(crate::error::unescape_token)
+                    .and_then(|n| self.by_name.get(n.as_str()).copied())
+                    .filter(|id| !self.recursive.contains(id) && depth < MAX_INLINE_DEPTH);
+                let mut out = Map::with_capacity(obj.len());
+                for (k, child) in obj {
+                    if k == "$ref" && target.is_some() {
+                        continue;
+                    }
+                    out.insert(k.clone(), self.inline(child, depth + 1));
+                }
+                match target {
+                    None => Value::Object(out),
+                    Some(id) => {
+                        let body = self.inline(&self.defs[&id].value, depth + 1);
+                        merge_into(body, out)
+                    }
+                }
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|i| self.inline(i, depth + 1)).collect()),
+            _ => v.clone(),
+        }
+    }
+}
+
+/// Combine an inlined definition with the keywords that stood beside its `$ref`.
+fn merge_into(body: Value, siblings: Map<String, Value>) -> Value {
+    if siblings.is_empty() {
+        return body;
+    }
+    match body {
+        Value::Object(mut b) if siblings.keys().all(|k| !b.contains_key(k)) => {
+            b.extend(siblings);
+            Value::Object(b)
+        }
+        other => {
+            let mut out = Map::new();
+            out.insert("allOf".into(), Value::Array(vec![other]));
+            out.extend(siblings);
+            Value::Object(out)
+        }
+    }
+}
+
+fn reaches(defs: &HashMap<usize, Rc<Converted>>, from: usize, goal: usize) -> bool {
+    let mut stack = defs.get(&from).map(|c| c.refs.clone()).unwrap_or_default();
+    let mut seen = HashSet::new();
+    while let Some(id) = stack.pop() {
+        if id == goal {
+            return true;
+        }
+        if seen.insert(id)
+            && let Some(c) = defs.get(&id)
+        {
+            stack.extend(c.refs.iter().copied());
+        }
+    }
+    false
+}
+
+fn with_defs(root: Value, defs: Map<String, Value>) -> Value {
+    match root {
+        Value::Object(mut m) => {
+            m.insert("$defs".into(), Value::Object(defs));
+            Value::Object(m)
+        }
+        Value::Bool(true) => {
+            let mut m = Map::new();
+            m.insert("$defs".into(), Value::Object(defs));
+            Value::Object(m)
+        }
+        other => other,
+    }
+}
+
+/// `#/components/schemas/A%20B` -> `/components/schemas/A B` (percent-decoded JSON pointer).
+fn canonical_pointer(reference: &str) -> String {
+    let frag = &reference[1..];
+    if !frag.contains('%') {
+        return frag.to_string();
+    }
+    frag.split('/')
+        .map(|t| refs::percent_decode_token(t).into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A readable, URI-safe `$defs` key for a pointer.
+fn def_name(pointer: &str) -> String {
+    let tokens: Vec<String> = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(crate::error::unescape_token)
+        .collect();
+    let parts: &[String] = match tokens.as_slice() {
+        [c, s, rest @ ..] if c == "components" && s == "schemas" && !rest.is_empty() => rest,
+        [d, rest @ ..] if d == "definitions" && !rest.is_empty() => rest,
+        [c, rest @ ..] if c == "components" && !rest.is_empty() => rest,
+        all => all,
+    };
+    let joined = parts.join(".");
+    let mut name: String = joined
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
+        .collect();
+    if name.is_empty() {
+        name.push_str("root");
+    }
+    name
+}
+
+fn clean_type(v: &Value) -> Option<Value> {
+    const NAMES: [&str; 7] = ["null", "boolean", "object", "array", "number", "string", "integer"];
+    match v {
+        Value::String(s) if NAMES.contains(&s.as_str()) => Some(v.clone()),
+        Value::String(s) if s == "file" => Some(Value::String("string".into())),
+        Value::Array(items) => {
+            let mut out: Vec<Value> = Vec::new();
+            for t in items {
+                if let Some(s) = t.as_str()
+                    && NAMES.contains(&s)
+                    && !out.contains(t)
+                {
+                    out.push(t.clone());
+                }
+            }
+            match out.len() {
+                0 => None,
+                1 => out.pop(),
+                _ => Some(Value::Array(out)),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn clean_required(v: &Value) -> Option<Value> {
+    let Value::Array(items) = v else {
+        return None;
+    };
+    let mut out: Vec<Value> = Vec::with_capacity(items.len());
+    for r in items {
+        if r.is_string() && !out.contains(r) {
+            out.push(r.clone());
+        }
+    }
+    (!out.is_empty()).then_some(Value::Array(out))
+}
+
+fn clean_dependent_required(v: &Value) -> Option<Value> {
+    let Value::Object(m) = v else {
+        return None;
+    };
+    let mut out = Map::new();
+    for (k, list) in m {
+        if let Some(list) = clean_required(list) {
+            out.insert(k.clone(), list);
+        }
+    }
+    Some(Value::Object(out))
+}
+
+/// Apply OpenAPI 3.0 `nullable: true` to a converted schema.
+fn nullable(mut out: Map<String, Value>) -> Map<String, Value> {
+    let null = Value::String("null".into());
+    if let Some(Value::Array(e)) = out.get_mut("enum")
+        && !e.contains(&Value::Null)
+    {
+        e.push(Value::Null);
+    }
+    let composite = ["$ref", "allOf", "oneOf", "anyOf", "enum", "const"]
+        .iter()
+        .any(|k| out.contains_key(*k));
+    match out.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = Value::String(std::mem::take(t));
+            out.insert("type".into(), Value::Array(vec![t, null]));
+            out
+        }
+        Some(Value::Array(ts)) => {
+            if !ts.contains(&null) {
+                ts.push(null);
+            }
+            out
+        }
+        _ if composite => {
+            // Keep annotations outside so readers (and readOnly checks) still see them.
+            let mut outer = Map::new();
+            for k in ["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] {
+                if let Some(v) = out.remove(k) {
+                    outer.insert(k.into(), v);
+                }
+            }
+            if out.contains_key("enum") && out.len() == 1 {
+                outer.extend(out);
+                return outer;
+            }
+            let mut null_schema = Map::new();
+            null_schema.insert("type".into(), null);
+            outer.insert(
+                "anyOf".into(),
+                Value::Array(vec![Value::Object(out), Value::Object(null_schema)]),
+            );
+            outer
+        }
+        _ => out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn conv(doc: &Value, schema: Value, dir: Direction) -> Value {
+        let mut c = Converter::new("t", doc);
+        let out = c.convert(&schema, dir, "/x").unwrap();
+        c.finish(out.value, &out.refs, dir).unwrap()
+    }
+
+    #[test]
+    fn nullable_becomes_type_array() {
+        let doc = json!({});
+        let v = conv(&doc, json!({"type": "string", "nullable": true, "enum": ["a"]}), Direction::Input);
+        assert_eq!(v, json!({"type": ["string", "null"], "enum": ["a", null]}));
+    }
+
+    #[test]
+    fn nullable_ref_becomes_any_of() {
+        let doc = json!({"components": {"schemas": {"A": {"type": "string"}}}});
+        let v = conv(
+            &doc,
+            json!({"$ref": "#/components/schemas/A", "nullable": true, "description": "d"}),
+            Direction::Input,
+        );
+        assert_eq!(
+            v,
+            json!({"description": "d", "anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}], "$defs": {"A": {"type": "string"}}})
+        );
+    }
+
+    #[test]
+    fn boolean_exclusive_bounds_become_numeric() {
+        let doc = json!({});
+        let v = conv(
+            &doc,
+            json!({"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false}),
+            Direction::Input,
+        );
+        assert_eq!(v, json!({"type": "integer", "exclusiveMinimum": 1, "maximum": 9}));
+    }
+
+    #[test]
+    fn read_only_dropped_from_input_write_only_from_output() {
+        let doc = json!({});
+        let s = json!({"type": "object", "required": ["id", "pw", "n"], "properties": {
+            "id": {"type": "string", "readOnly": true},
+            "pw": {"type": "string", "writeOnly": true},
+            "n": {"type": "string"}}});
+        let i = conv(&doc, s.clone(), Direction::Input);
+        assert_eq!(i["required"], json!(["pw", "n"]));
+        assert!(i["properties"].get("id").is_none());
+        let o = conv(&doc, s, Direction::Output);
+        assert_eq!(o["required"], json!(["id", "n"]));
+        assert!(o["properties"].get("pw").is_none());
+    }
+
+    #[test]
+    fn recursive_refs_use_defs_and_inline_keeps_cycles() {
+        let doc = json!({"components": {"schemas": {
+            "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}, "tag": {"$ref": "#/components/schemas/Tag"}}},
+            "Tag": {"type": "string", "x-internal": true, "example": "t"}}}});
+        let v = conv(&doc, json!({"$ref": "#/components/schemas/Node"}), Direction::Output);
+        assert_eq!(v["$defs"]["Tag"], json!({"type": "string", "examples": ["t"]}));
+        assert_eq!(v["$defs"]["Node"]["properties"]["next"]["$ref"], "#/$defs/Node");
+
+        let mut c = Converter::new("t", &doc);
+        c.inline_refs = true;
+        let out = c.convert(&json!({"$ref": "#/components/schemas/Node"}), Direction::Output, "/x").unwrap();
+        let v = c.finish(out.value, &out.refs, Direction::Output).unwrap();
+        assert_eq!(v["$defs"]["Node"]["properties"]["tag"], json!({"type": "string", "examples": ["t"]}));
+        assert!(v["$defs"].get("Tag").is_none());
+    }
+
+    #[test]
+    fn openapi_31_keywords_survive() {
+        let doc = json!({});
+        let s = json!({"type": ["string", "null"], "const": "x", "exclusiveMinimum": 0,
+            "examples": ["x"], "prefixItems": [true, {"type": "integer"}]});
+        assert_eq!(conv(&doc, s.clone(), Direction::Input), s);
+    }
+
+    #[test]
+    fn missing_ref_is_an_error() {
+        let doc = json!({});
+        let mut c = Converter::new("t", &doc);
+        let e = c.convert(&json!({"$ref": "#/components/schemas/Nope"}), Direction::Input, "/x").unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn invalid_keyword_values_are_dropped() {
+        let doc = json!({});
+        let v = conv(&doc, json!({"type": "strin", "required": true, "minLength": -1, "examples": {"a": 1}}), Direction::Input);
+        assert_eq!(v, json!({"examples": [1]}));
+    }
+}
