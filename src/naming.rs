@@ -61,6 +61,9 @@ pub fn method_path_words(method: Method, path: &str) -> String {
             words.push(segment.to_string());
         }
     }
+    if words.len() == 1 {
+        words.push("root".into());
+    }
     words.join(" ")
 }
 
@@ -208,7 +211,7 @@ mod tests {
     #[test]
     fn method_path_fallback() {
         assert_eq!(styled(&method_path_words(Method::Get, "/pets/{petId}"), NameStyle::Snake), "get_pets_by_pet_id");
-        assert_eq!(styled(&method_path_words(Method::Delete, "/"), NameStyle::Snake), "delete");
+        assert_eq!(styled(&method_path_words(Method::Delete, "/"), NameStyle::Snake), "delete_root");
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub fn build(op: &Operation<'_>, naming: Named, conv: &mut Converter<'_>) -> Res
     let override_title = op.hints.iter().rev().find_map(|h| h.title.clone());
     let title = override_title
         .or_else(|| summary.map(first_line))
-        .unwrap_or_else(|| crate::naming::readable(&naming.name));
+        .unwrap_or_else(|| crate::naming::readable(&naming.wanted));
     let description = describe(op, summary);
     let (input_schema, arguments, body) = input(op, conv)?;
     let (output_schema, output_wrapped) = output(op, conv)?;
@@ -167,8 +167,15 @@ fn arg_name(raw: &str) -> String {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
         .collect();
+    // `filter[name]` -> `filter_name`, `$top` -> `top`: drop replacement underscores at the ends.
+    if !raw.ends_with('_') {
+        s.truncate(s.trim_end_matches('_').len());
+    }
+    if !raw.starts_with('_') {
+        s = s.trim_start_matches('_').to_string();
+    }
     if s.is_empty() {
-        s.push('_');
+        s.push_str("arg");
     }
     s.truncate(60);
     s
@@ -315,7 +322,7 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     refs.sort_unstable();
     refs.dedup();
     let schema = conv.finish(Value::Object(root), &refs, Direction::Input)?;
-    Ok((schema, arguments, body))
+    Ok((object_properties(schema), arguments, body))
 }
 
 type Spread = (Vec<(String, Value, Vec<usize>)>, Vec<String>);
@@ -386,7 +393,20 @@ fn output(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<(Option<Value>
         (root, Some("result".to_string()))
     };
     let schema = conv.finish(root, &c.refs, Direction::Output)?;
-    Ok((Some(schema), wrapped))
+    Ok((Some(object_properties(schema)), wrapped))
+}
+
+/// MCP's `Tool` schema wants every root property to be an object schema: boolean schemas
+/// become their object equivalents (`true` -> `{}`, `false` -> `{"not": {}}`).
+fn object_properties(mut root: Value) -> Value {
+    if let Some(Value::Object(props)) = root.get_mut("properties") {
+        for v in props.values_mut() {
+            if let Value::Bool(b) = v {
+                *v = if *b { json!({}) } else { json!({"not": {}}) };
+            }
+        }
+    }
+    root
 }
 
 fn with_key(schema: Value, key: &str, value: Value) -> Value {

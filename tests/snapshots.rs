@@ -1,0 +1,59 @@
+//! One snapshot per scenario in `specs/`: the exact `convert` output, reviewed in `snapshots/`.
+
+mod common;
+
+use openapi_mcp::{NameStyle, Options};
+
+fn check(name: &str, output: String) {
+    insta::with_settings!({
+        snapshot_path => common::root().join("snapshots"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, output);
+    });
+}
+
+#[test]
+fn every_spec_matches_its_snapshot() {
+    let specs = common::specs();
+    assert!(specs.len() >= 8, "expected the scenario specs, found {}", specs.len());
+    for path in specs {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        check(&name, common::convert_json(&path, &Options::default()));
+    }
+}
+
+#[test]
+fn inline_refs_snapshot() {
+    let options = Options {
+        inline_refs: true,
+        ..Options::default()
+    };
+    check(
+        "recursive.yaml.inline-refs",
+        common::convert_json(&common::root().join("specs/recursive.yaml"), &options),
+    );
+}
+
+#[test]
+fn output_is_deterministic() {
+    for path in common::specs() {
+        let a = common::convert_json(&path, &Options::default());
+        let b = common::convert_json(&path, &Options::default());
+        assert_eq!(a, b, "{}", path.display());
+    }
+}
+
+#[test]
+fn name_styles() {
+    let path = common::root().join("specs/petstore.yaml");
+    let names = |style| {
+        let c = openapi_mcp::convert_file(&path, &Options { name_style: style, ..Options::default() }).unwrap();
+        c.tools.into_iter().map(|t| t.name).collect::<Vec<_>>()
+    };
+    assert_eq!(names(NameStyle::Snake), ["list_pets", "create_pet", "show_pet_by_id", "delete_pet"]);
+    assert_eq!(names(NameStyle::Camel), ["listPets", "createPet", "showPetById", "deletePet"]);
+    assert_eq!(names(NameStyle::Kebab), ["list-pets", "create-pet", "show-pet-by-id", "delete-pet"]);
+    assert_eq!(names(NameStyle::Original), ["listPets", "createPet", "showPetById", "deletePet"]);
+}
