@@ -119,10 +119,12 @@ pub fn run(cli: Cli) -> i32 {
 pub fn load(spec: &str, options: &Options) -> Result<crate::Conversion> {
     if spec == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|source| Error::Io {
-            path: PathBuf::from("<stdin>"),
-            source,
-        })?;
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|source| Error::Io {
+                path: PathBuf::from("<stdin>"),
+                source,
+            })?;
         crate::convert_bytes("<stdin>", &bytes, options)
     } else {
         crate::convert_file(spec, options)

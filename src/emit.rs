@@ -97,8 +97,7 @@ pub fn render(tools: &[Tool], format: Format) -> Result<String> {
             s.push('\n');
             Ok(s)
         }
-        Format::Yaml => {
-            yaml_serde::to_string(&value).map_err(|e| Error::Usage(format!("cannot render YAML: {e}")))
-        }
+        Format::Yaml => yaml_serde::to_string(&value)
+            .map_err(|e| Error::Usage(format!("cannot render YAML: {e}"))),
     }
 }

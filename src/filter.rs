@@ -43,9 +43,15 @@ impl Filter {
                     .map_err(|e| Error::Usage(format!("invalid --include-path glob {g:?}: {e}")))?;
                 b.add(glob);
             }
-            Some(b.build().map_err(|e| Error::Usage(format!("invalid --include-path globs: {e}")))?)
+            Some(
+                b.build()
+                    .map_err(|e| Error::Usage(format!("invalid --include-path globs: {e}")))?,
+            )
         };
-        Ok(Compiled { filter: self, paths })
+        Ok(Compiled {
+            filter: self,
+            paths,
+        })
     }
 }
 

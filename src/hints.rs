@@ -70,7 +70,10 @@ pub fn from_method(method: Method) -> Hints {
         Method::Get | Method::Head | Method::Options | Method::Trace | Method::Query => Hints {
             read_only: method_hint(true, &format!("{m}: safe method by RFC 9110; reads only")),
             destructive: method_hint(false, &format!("{m}: safe method; changes nothing")),
-            idempotent: method_hint(true, &format!("{m}: safe methods are idempotent by RFC 9110")),
+            idempotent: method_hint(
+                true,
+                &format!("{m}: safe methods are idempotent by RFC 9110"),
+            ),
             open_world,
         },
         Method::Put => Hints {
@@ -126,17 +129,34 @@ mod tests {
     use super::*;
 
     fn values(h: &Hints) -> [bool; 4] {
-        [h.read_only.value, h.destructive.value, h.idempotent.value, h.open_world.value]
+        [
+            h.read_only.value,
+            h.destructive.value,
+            h.idempotent.value,
+            h.open_world.value,
+        ]
     }
 
     #[test]
     fn method_table() {
         assert_eq!(values(&from_method(Method::Get)), [true, false, true, true]);
         assert_eq!(values(&from_method(Method::Put)), [false, true, true, true]);
-        assert_eq!(values(&from_method(Method::Patch)), [false, true, false, true]);
-        assert_eq!(values(&from_method(Method::Delete)), [false, true, true, true]);
-        assert_eq!(values(&from_method(Method::Post)), [false, false, false, true]);
-        assert_eq!(values(&from_method(Method::Head)), [true, false, true, true]);
+        assert_eq!(
+            values(&from_method(Method::Patch)),
+            [false, true, false, true]
+        );
+        assert_eq!(
+            values(&from_method(Method::Delete)),
+            [false, true, true, true]
+        );
+        assert_eq!(
+            values(&from_method(Method::Post)),
+            [false, false, false, true]
+        );
+        assert_eq!(
+            values(&from_method(Method::Head)),
+            [true, false, true, true]
+        );
     }
 
     #[test]
@@ -148,7 +168,10 @@ mod tests {
         };
         let h = suggest(Method::Post, &[o]);
         assert!(h.read_only.value);
-        assert_eq!(h.read_only.source, HintSource::Extension("x-mcp-annotations"));
+        assert_eq!(
+            h.read_only.source,
+            HintSource::Extension("x-mcp-annotations")
+        );
         assert_eq!(h.idempotent.source, HintSource::Method);
     }
 }

@@ -101,7 +101,11 @@ pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conve
     }
     let api = model::read(doc)?;
     let filter = options.filter.compile()?;
-    let selected: Vec<&model::Operation<'_>> = api.operations.iter().filter(|op| filter.keeps(op)).collect();
+    let selected: Vec<&model::Operation<'_>> = api
+        .operations
+        .iter()
+        .filter(|op| filter.keeps(op))
+        .collect();
     let wanted: Vec<(String, String)> = selected
         .iter()
         .map(|op| {
@@ -135,3 +139,8 @@ pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conve
         notices,
     })
 }
+
+/// The README's Rust examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -79,14 +79,21 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
             } else {
                 Location::None
             };
-            input(file, location, format!("invalid JSON: {}", strip_position(&e.to_string())))
+            input(
+                file,
+                location,
+                format!("invalid JSON: {}", strip_position(&e.to_string())),
+            )
         })
     } else {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             input(
                 file,
                 Location::None,
-                format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+                format!(
+                    "not UTF-8 text (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
             )
         })?;
         let mut value: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| {
@@ -97,15 +104,18 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
                 },
                 None => Location::None,
             };
-            input(file, location, format!("invalid YAML: {}", strip_position(&e.to_string())))
+            input(
+                file,
+                location,
+                format!("invalid YAML: {}", strip_position(&e.to_string())),
+            )
         })?;
         value
             .apply_merge()
             .map_err(|e| input(file, Location::None, format!("invalid YAML merge key: {e}")))?;
         let mut path = Vec::new();
-        yaml_to_json(value, &mut path).map_err(|(pointer, message)| {
-            input(file, Location::Pointer(pointer), message)
-        })
+        yaml_to_json(value, &mut path)
+            .map_err(|(pointer, message)| input(file, Location::Pointer(pointer), message))
     }
 }
 
@@ -143,7 +153,11 @@ fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
     };
     if let Some(v) = obj.get("openapi") {
         let Some(version) = text(v) else {
-            return Err(Error::at(file, "/openapi", "`openapi` must be a version string"));
+            return Err(Error::at(
+                file,
+                "/openapi",
+                "`openapi` must be a version string",
+            ));
         };
         let mut parts = version.split('.');
         return match (parts.next(), parts.next()) {
@@ -199,7 +213,9 @@ fn yaml_to_json(value: yaml_serde::Value, path: &mut Vec<String>) -> Result<Valu
                     None => {
                         return Err((
                             pointer(path),
-                            format!("the number {n} (infinite or NaN) cannot be represented in JSON"),
+                            format!(
+                                "the number {n} (infinite or NaN) cannot be represented in JSON"
+                            ),
                         ));
                     }
                 }
@@ -271,7 +287,11 @@ mod tests {
 
     #[test]
     fn version_detection() {
-        let d = parse("t", b"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n").unwrap();
+        let d = parse(
+            "t",
+            b"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n",
+        )
+        .unwrap();
         assert_eq!(d.version, SpecVersion::OpenApi31);
         let e = parse("t", b"openapi: 4.0.0\n").unwrap_err().to_string();
         assert!(e.contains("unsupported OpenAPI version"), "{e}");

@@ -328,7 +328,10 @@ impl<'a> Reader<'a> {
         // Operation-level parameters override path-level ones with the same name and location.
         let mut parameters: Vec<Parameter<'a>> = shared
             .iter()
-            .filter(|p| !own.iter().any(|o| o.name == p.name && o.location == p.location))
+            .filter(|p| {
+                !own.iter()
+                    .any(|o| o.name == p.name && o.location == p.location)
+            })
             .cloned()
             .collect();
         parameters.extend(own);
@@ -351,7 +354,8 @@ impl<'a> Reader<'a> {
             None | Some(Value::Null) => None,
             Some(b) => self.request_body(b, &format!("{at}/requestBody"))?,
         };
-        let (response, has_success) = self.success(obj.get("responses"), &format!("{at}/responses"))?;
+        let (response, has_success) =
+            self.success(obj.get("responses"), &format!("{at}/responses"))?;
         let mut hints = Vec::new();
         for source in ["x-speakeasy-mcp", "x-mcp-annotations"] {
             if let Some(v) = obj.get(source) {
@@ -362,7 +366,9 @@ impl<'a> Reader<'a> {
             method,
             path: path.to_string(),
             pointer: at.to_string(),
-            operation_id: self.opt_str(obj, "operationId", at)?.filter(|s| !s.trim().is_empty()),
+            operation_id: self
+                .opt_str(obj, "operationId", at)?
+                .filter(|s| !s.trim().is_empty()),
             summary: self.opt_str(obj, "summary", at)?,
             description: self.opt_str(obj, "description", at)?,
             tags,
@@ -381,7 +387,10 @@ impl<'a> Reader<'a> {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
             Some(other) => {
-                return Err(self.err(at, format!("`parameters` must be an array, found {}", kind(other))));
+                return Err(self.err(
+                    at,
+                    format!("`parameters` must be an array, found {}", kind(other)),
+                ));
             }
         };
         let mut out: Vec<Parameter<'a>> = Vec::with_capacity(items.len());
@@ -407,13 +416,17 @@ impl<'a> Reader<'a> {
             Some("header") => ParamIn::Header,
             Some("cookie") => ParamIn::Cookie,
             Some(other) => {
-                return Err(self.err(&format!("{at}/in"), format!("unknown parameter location {other:?}")));
+                return Err(self.err(
+                    &format!("{at}/in"),
+                    format!("unknown parameter location {other:?}"),
+                ));
             }
             None => return Err(self.err(&at, format!("parameter {name:?} has no `in`"))),
         };
         // OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored.
         if location == ParamIn::Header
-            && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+            && ["accept", "content-type", "authorization"]
+                .contains(&name.to_ascii_lowercase().as_str())
         {
             return Ok(None);
         }
@@ -443,16 +456,22 @@ impl<'a> Reader<'a> {
                 "deepObject" => "deepObject",
                 "cookie" => "cookie",
                 other => {
-                    return Err(self.err(&format!("{at}/style"), format!("unknown parameter style {other:?}")));
+                    return Err(self.err(
+                        &format!("{at}/style"),
+                        format!("unknown parameter style {other:?}"),
+                    ));
                 }
             },
             None => default_style,
         };
-        let explode = self.opt_bool(obj, "explode", &at)?.unwrap_or(style == "form");
+        let explode = self
+            .opt_bool(obj, "explode", &at)?
+            .unwrap_or(style == "form");
         Ok(Some(Parameter {
             name: name.to_string(),
             location,
-            required: location == ParamIn::Path || self.opt_bool(obj, "required", &at)?.unwrap_or(false),
+            required: location == ParamIn::Path
+                || self.opt_bool(obj, "required", &at)?.unwrap_or(false),
             deprecated: self.opt_bool(obj, "deprecated", &at)?.unwrap_or(false),
             description: self.opt_str(obj, "description", &at)?,
             schema,
@@ -471,10 +490,7 @@ impl<'a> Reader<'a> {
             None | Some(Value::Null) => return Ok(None),
             Some(c) => self.object(c, &format!("{at}/content"))?,
         };
-        let Some((media, entry)) = content
-            .iter()
-            .min_by_key(|(media, _)| body_rank(media))
-        else {
+        let Some((media, entry)) = content.iter().min_by_key(|(media, _)| body_rank(media)) else {
             return Ok(None);
         };
         let entry_at = format!("{at}/content/{}", escape_token(media));
@@ -493,7 +509,11 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    fn success(&self, responses: Option<&'a Value>, at: &str) -> Result<(Option<Response<'a>>, bool)> {
+    fn success(
+        &self,
+        responses: Option<&'a Value>,
+        at: &str,
+    ) -> Result<(Option<Response<'a>>, bool)> {
         let responses = match responses {
             None | Some(Value::Null) => return Ok((None, false)),
             Some(r) => self.object(r, at)?,
@@ -536,7 +556,10 @@ impl<'a> Reader<'a> {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
             Some(other) => {
-                return Err(self.err(at, format!("`servers` must be an array, found {}", kind(other))));
+                return Err(self.err(
+                    at,
+                    format!("`servers` must be an array, found {}", kind(other)),
+                ));
             }
         };
         let mut out = Vec::new();
@@ -599,7 +622,12 @@ fn success_order(code: &str) -> Option<u16> {
 
 /// The essence of a media type: lower-case, parameters dropped.
 fn essence(media: &str) -> String {
-    media.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// Rank of a JSON-like media type (lower is better); `None` for non-JSON.
@@ -662,7 +690,12 @@ mod tests {
 
     #[test]
     fn body_media_preference() {
-        let mut media = vec!["text/plain", "multipart/form-data", "application/json", "application/x-www-form-urlencoded"];
+        let mut media = [
+            "text/plain",
+            "multipart/form-data",
+            "application/json",
+            "application/x-www-form-urlencoded",
+        ];
         media.sort_by_key(|m| body_rank(m));
         assert_eq!(media[0], "application/json");
         assert_eq!(media[1], "application/x-www-form-urlencoded");
@@ -671,7 +704,10 @@ mod tests {
     #[test]
     fn paths_of_wrong_type_is_an_error() {
         let e = api("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: [1]\n").unwrap_err();
-        assert!(e.to_string().contains("at #/paths: expected an object"), "{e}");
+        assert!(
+            e.to_string().contains("at #/paths: expected an object"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -687,6 +723,9 @@ mod tests {
         let ps = &api.operations[0].parameters;
         assert_eq!(ps.len(), 2);
         assert!(ps[0].required, "path parameters are always required");
-        assert!(ps[1].required, "operation-level q overrides the path-level one");
+        assert!(
+            ps[1].required,
+            "operation-level q overrides the path-level one"
+        );
     }
 }

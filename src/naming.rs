@@ -42,11 +42,22 @@ pub struct Named {
 
 /// The name an operation asks for, before length limits and de-duplication.
 pub fn wanted_name(op: &Operation<'_>, style: NameStyle) -> String {
-    let from_id = op.operation_id.map(|id| styled(id, style)).filter(|n| !n.is_empty());
+    let from_id = op
+        .operation_id
+        .map(|id| styled(id, style))
+        .filter(|n| !n.is_empty());
     from_id.unwrap_or_else(|| {
-        let style = if style == NameStyle::Original { NameStyle::Snake } else { style };
+        let style = if style == NameStyle::Original {
+            NameStyle::Snake
+        } else {
+            style
+        };
         let name = styled(&method_path_words(op.method, &op.path), style);
-        if name.is_empty() { op.method.key().to_string() } else { name }
+        if name.is_empty() {
+            op.method.key().to_string()
+        } else {
+            name
+        }
     })
 }
 
@@ -86,7 +97,11 @@ fn separator(style: NameStyle) -> char {
 pub fn sanitize(s: &str, sep: char) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let c = if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { sep };
+        let c = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            c
+        } else {
+            sep
+        };
         if c == sep && out.ends_with(sep) {
             continue;
         }
@@ -126,7 +141,10 @@ pub fn shorten(name: &str, max: usize, style: NameStyle) -> (String, bool) {
         return (name.to_string(), false);
     }
     let room = max.saturating_sub(HASH_SUFFIX_LEN);
-    (format!("{}{}{}", cut(name, room), separator(style), hash6(name)), true)
+    (
+        format!("{}{}{}", cut(name, room), separator(style), hash6(name)),
+        true,
+    )
 }
 
 /// Give every operation a final, unique name. `ops[i]` is (wanted name, `METHOD path` key).
@@ -178,7 +196,12 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
             let hex = format!("{:016x}", stable_hash(&format!("{round}{}", wanted[i].1)));
             let suffix = &hex[..8 + 2 * round];
             let room = max.saturating_sub(suffix.len() + 1);
-            out[i].name = format!("{}{}{}", cut(&out[i].wanted, room), separator(style), suffix);
+            out[i].name = format!(
+                "{}{}{}",
+                cut(&out[i].wanted, room),
+                separator(style),
+                suffix
+            );
             out[i].collided = true;
         }
     }
@@ -210,13 +233,23 @@ mod tests {
 
     #[test]
     fn method_path_fallback() {
-        assert_eq!(styled(&method_path_words(Method::Get, "/pets/{petId}"), NameStyle::Snake), "get_pets_by_pet_id");
-        assert_eq!(styled(&method_path_words(Method::Delete, "/"), NameStyle::Snake), "delete_root");
+        assert_eq!(
+            styled(
+                &method_path_words(Method::Get, "/pets/{petId}"),
+                NameStyle::Snake
+            ),
+            "get_pets_by_pet_id"
+        );
+        assert_eq!(
+            styled(&method_path_words(Method::Delete, "/"), NameStyle::Snake),
+            "delete_root"
+        );
     }
 
     #[test]
     fn shorten_adds_stable_hash() {
-        let long = "a_very_long_operation_name_that_goes_on_and_on_and_on_beyond_the_limit_of_sixty_four";
+        let long =
+            "a_very_long_operation_name_that_goes_on_and_on_and_on_beyond_the_limit_of_sixty_four";
         let (s, cut) = shorten(long, 64, NameStyle::Snake);
         assert!(cut);
         assert!(s.len() <= 64, "{s}");

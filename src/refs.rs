@@ -50,7 +50,9 @@ pub(crate) fn percent_decode_token(token: &str) -> std::borrow::Cow<'_, str> {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8(out).map(Into::into).unwrap_or_else(|_| token.into())
+    String::from_utf8(out)
+        .map(Into::into)
+        .unwrap_or_else(|_| token.into())
 }
 
 /// The `$ref` string of `value`, if it is a reference object.
@@ -60,7 +62,12 @@ pub fn ref_of(value: &Value) -> Option<&str> {
 
 /// Follow `$ref` chains from `value` (found at `at`) to the object they name.
 /// Returns the object and the pointer it was found at.
-pub fn follow<'a>(file: &str, root: &'a Value, value: &'a Value, at: &str) -> Result<(&'a Value, String)> {
+pub fn follow<'a>(
+    file: &str,
+    root: &'a Value,
+    value: &'a Value,
+    at: &str,
+) -> Result<(&'a Value, String)> {
     let mut node = value;
     let mut where_ = at.to_string();
     for _ in 0..MAX_HOPS {
@@ -69,11 +76,19 @@ pub fn follow<'a>(file: &str, root: &'a Value, value: &'a Value, at: &str) -> Re
         };
         check_local(file, reference, &where_)?;
         node = lookup(root, reference).ok_or_else(|| {
-            Error::at(file, &where_, format!("`$ref` target {reference} does not exist"))
+            Error::at(
+                file,
+                &where_,
+                format!("`$ref` target {reference} does not exist"),
+            )
         })?;
         where_ = reference[1..].to_string();
     }
-    Err(Error::at(file, at, "`$ref` chain is circular or longer than 32 hops"))
+    Err(Error::at(
+        file,
+        at,
+        "`$ref` chain is circular or longer than 32 hops",
+    ))
 }
 
 /// Refuse references that leave the document.

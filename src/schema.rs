@@ -115,7 +115,12 @@ impl<'a> Converter<'a> {
                 continue;
             }
             let c = self.definition(id, dir)?;
-            queue.extend(c.refs.iter().copied().filter(|r| !converted.contains_key(r)));
+            queue.extend(
+                c.refs
+                    .iter()
+                    .copied()
+                    .filter(|r| !converted.contains_key(r)),
+            );
             converted.insert(id, c);
             seen.push(id);
         }
@@ -129,7 +134,10 @@ impl<'a> Converter<'a> {
         for id in &seen {
             defs.insert(&self.names[*id], converted[id].value.clone());
         }
-        Ok(with_defs(root, defs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+        Ok(with_defs(
+            root,
+            defs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        ))
     }
 
     /// Look through `$ref`s and `allOf` of a converted schema to see whether it describes an object.
@@ -198,7 +206,11 @@ impl<'a> Converter<'a> {
             return Ok(id);
         }
         if refs::lookup(self.root, reference).is_none() {
-            return Err(Error::at(self.file, at, format!("`$ref` target {reference} does not exist")));
+            return Err(Error::at(
+                self.file,
+                at,
+                format!("`$ref` target {reference} does not exist"),
+            ));
         }
         let base = def_name(&pointer);
         let mut name = base.clone();
@@ -215,7 +227,14 @@ impl<'a> Converter<'a> {
         Ok(id)
     }
 
-    fn conv(&mut self, v: &Value, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize) -> Result<Value> {
+    fn conv(
+        &mut self,
+        v: &Value,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+    ) -> Result<Value> {
         if depth > MAX_DEPTH {
             return Err(Error::at(self.file, at, "schema nested too deeply"));
         }
@@ -227,7 +246,14 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn conv_list(&mut self, v: &Value, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize) -> Result<Option<Value>> {
+    fn conv_list(
+        &mut self,
+        v: &Value,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+    ) -> Result<Option<Value>> {
         let Value::Array(items) = v else {
             return Ok(None);
         };
@@ -241,7 +267,15 @@ impl<'a> Converter<'a> {
         Ok(Some(Value::Array(out)))
     }
 
-    fn conv_map(&mut self, v: &Value, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize, filter: bool) -> Result<(Option<Value>, Vec<String>)> {
+    fn conv_map(
+        &mut self,
+        v: &Value,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+        filter: bool,
+    ) -> Result<(Option<Value>, Vec<String>)> {
         let Value::Object(map) = v else {
             return Ok((None, Vec::new()));
         };
@@ -257,7 +291,14 @@ impl<'a> Converter<'a> {
         Ok((Some(Value::Object(out)), hidden))
     }
 
-    fn conv_object(&mut self, obj: &Map<String, Value>, dir: Direction, at: &str, refs: &mut Vec<usize>, depth: usize) -> Result<Value> {
+    fn conv_object(
+        &mut self,
+        obj: &Map<String, Value>,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+    ) -> Result<Value> {
         let mut out = Map::with_capacity(obj.len());
         let mut hidden: Vec<String> = Vec::new();
         for (k, v) in obj {
@@ -274,7 +315,10 @@ impl<'a> Converter<'a> {
                         if !refs.contains(&id) {
                             refs.push(id);
                         }
-                        Some(Value::String(format!("#/$defs/{}", escape_token(&self.names[id]))))
+                        Some(Value::String(format!(
+                            "#/$defs/{}",
+                            escape_token(&self.names[id])
+                        )))
                     }
                     None => None,
                 },
@@ -283,10 +327,22 @@ impl<'a> Converter<'a> {
                     hidden = h;
                     m
                 }
-                "patternProperties" | "dependentSchemas" => self.conv_map(v, dir, at, refs, depth, false)?.0,
-                "additionalProperties" | "unevaluatedProperties" | "propertyNames" | "not" | "if"
-                | "then" | "else" | "contains" | "unevaluatedItems" | "contentSchema" => match v {
-                    Value::Bool(_) | Value::Object(_) => Some(self.conv(v, dir, at, refs, depth + 1)?),
+                "patternProperties" | "dependentSchemas" => {
+                    self.conv_map(v, dir, at, refs, depth, false)?.0
+                }
+                "additionalProperties"
+                | "unevaluatedProperties"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "unevaluatedItems"
+                | "contentSchema" => match v {
+                    Value::Bool(_) | Value::Object(_) => {
+                        Some(self.conv(v, dir, at, refs, depth + 1)?)
+                    }
                     _ => None,
                 },
                 "items" => match v {
@@ -297,10 +353,14 @@ impl<'a> Converter<'a> {
                         }
                         None
                     }
-                    Value::Bool(_) | Value::Object(_) => Some(self.conv(v, dir, at, refs, depth + 1)?),
+                    Value::Bool(_) | Value::Object(_) => {
+                        Some(self.conv(v, dir, at, refs, depth + 1)?)
+                    }
                     _ => None,
                 },
-                "prefixItems" | "allOf" | "anyOf" | "oneOf" => self.conv_list(v, dir, at, refs, depth)?,
+                "prefixItems" | "allOf" | "anyOf" | "oneOf" => {
+                    self.conv_list(v, dir, at, refs, depth)?
+                }
                 "type" => clean_type(v),
                 "required" => clean_required(v),
                 "examples" => match v {
@@ -312,10 +372,13 @@ impl<'a> Converter<'a> {
                 "multipleOf" => v.as_f64().filter(|f| *f > 0.0).map(|_| v.clone()),
                 "maximum" | "minimum" => v.is_number().then(|| v.clone()),
                 "maxLength" | "minLength" | "maxItems" | "minItems" | "maxProperties"
-                | "minProperties" | "maxContains" | "minContains" => {
-                    v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|_| v.clone())
+                | "minProperties" | "maxContains" | "minContains" => v
+                    .as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                    .map(|_| v.clone()),
+                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => {
+                    v.is_boolean().then(|| v.clone())
                 }
-                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => v.is_boolean().then(|| v.clone()),
                 "title" | "description" | "pattern" | "$comment" | "contentEncoding"
                 | "contentMediaType" => v.is_string().then(|| v.clone()),
                 "format" => match v.as_str() {
@@ -345,7 +408,10 @@ impl<'a> Converter<'a> {
             }
         }
         // OpenAPI 3.0 boolean exclusive bounds become the numeric 2020-12 form.
-        for (flag, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+        for (flag, bound) in [
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ] {
             if obj.get(flag) == Some(&Value::Bool(true))
                 && let Some(b) = out.remove(bound)
             {
@@ -359,7 +425,8 @@ impl<'a> Converter<'a> {
         }
         if obj.get("type").and_then(Value::as_str) == Some("file") {
             out.insert("type".into(), Value::String("string".into()));
-            out.entry("contentEncoding").or_insert_with(|| Value::String("base64".into()));
+            out.entry("contentEncoding")
+                .or_insert_with(|| Value::String("base64".into()));
         }
         if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
             out = nullable(out);
@@ -391,7 +458,10 @@ impl<'a> Converter<'a> {
             .filter(|&id| reaches(defs, id, id))
             .collect();
         recursive.sort_by(|a, b| self.names[*a].cmp(&self.names[*b]));
-        let by_name: HashMap<&str, usize> = defs.keys().map(|&id| (self.names[id].as_str(), id)).collect();
+        let by_name: HashMap<&str, usize> = defs
+            .keys()
+            .map(|&id| (self.names[id].as_str(), id))
+            .collect();
         let inl = Inliner {
             defs,
             by_name: &by_name,
@@ -441,7 +511,9 @@ impl Inliner<'_> {
                     }
                 }
             }
-            Value::Array(items) => Value::Array(items.iter().map(|i| self.inline(i, depth + 1)).collect()),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|i| self.inline(i, depth + 1)).collect())
+            }
             _ => v.clone(),
         }
     }
@@ -525,7 +597,13 @@ fn def_name(pointer: &str) -> String {
     let joined = parts.join(".");
     let mut name: String = joined
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if name.is_empty() {
         name.push_str("root");
@@ -534,7 +612,9 @@ fn def_name(pointer: &str) -> String {
 }
 
 fn clean_type(v: &Value) -> Option<Value> {
-    const NAMES: [&str; 7] = ["null", "boolean", "object", "array", "number", "string", "integer"];
+    const NAMES: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
     match v {
         Value::String(s) if NAMES.contains(&s.as_str()) => Some(v.clone()),
         Value::String(s) if s == "file" => Some(Value::String("string".into())),
@@ -610,7 +690,15 @@ fn nullable(mut out: Map<String, Value>) -> Map<String, Value> {
         _ if composite => {
             // Keep annotations outside so readers (and readOnly checks) still see them.
             let mut outer = Map::new();
-            for k in ["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] {
+            for k in [
+                "title",
+                "description",
+                "default",
+                "examples",
+                "deprecated",
+                "readOnly",
+                "writeOnly",
+            ] {
                 if let Some(v) = out.remove(k) {
                     outer.insert(k.into(), v);
                 }
@@ -645,7 +733,11 @@ mod tests {
     #[test]
     fn nullable_becomes_type_array() {
         let doc = json!({});
-        let v = conv(&doc, json!({"type": "string", "nullable": true, "enum": ["a"]}), Direction::Input);
+        let v = conv(
+            &doc,
+            json!({"type": "string", "nullable": true, "enum": ["a"]}),
+            Direction::Input,
+        );
         assert_eq!(v, json!({"type": ["string", "null"], "enum": ["a", null]}));
     }
 
@@ -671,7 +763,10 @@ mod tests {
             json!({"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false}),
             Direction::Input,
         );
-        assert_eq!(v, json!({"type": "integer", "exclusiveMinimum": 1, "maximum": 9}));
+        assert_eq!(
+            v,
+            json!({"type": "integer", "exclusiveMinimum": 1, "maximum": 9})
+        );
     }
 
     #[test]
@@ -694,15 +789,34 @@ mod tests {
         let doc = json!({"components": {"schemas": {
             "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}, "tag": {"$ref": "#/components/schemas/Tag"}}},
             "Tag": {"type": "string", "x-internal": true, "example": "t"}}}});
-        let v = conv(&doc, json!({"$ref": "#/components/schemas/Node"}), Direction::Output);
-        assert_eq!(v["$defs"]["Tag"], json!({"type": "string", "examples": ["t"]}));
-        assert_eq!(v["$defs"]["Node"]["properties"]["next"]["$ref"], "#/$defs/Node");
+        let v = conv(
+            &doc,
+            json!({"$ref": "#/components/schemas/Node"}),
+            Direction::Output,
+        );
+        assert_eq!(
+            v["$defs"]["Tag"],
+            json!({"type": "string", "examples": ["t"]})
+        );
+        assert_eq!(
+            v["$defs"]["Node"]["properties"]["next"]["$ref"],
+            "#/$defs/Node"
+        );
 
         let mut c = Converter::new("t", &doc);
         c.inline_refs = true;
-        let out = c.convert(&json!({"$ref": "#/components/schemas/Node"}), Direction::Output, "/x").unwrap();
+        let out = c
+            .convert(
+                &json!({"$ref": "#/components/schemas/Node"}),
+                Direction::Output,
+                "/x",
+            )
+            .unwrap();
         let v = c.finish(out.value, &out.refs, Direction::Output).unwrap();
-        assert_eq!(v["$defs"]["Node"]["properties"]["tag"], json!({"type": "string", "examples": ["t"]}));
+        assert_eq!(
+            v["$defs"]["Node"]["properties"]["tag"],
+            json!({"type": "string", "examples": ["t"]})
+        );
         assert!(v["$defs"].get("Tag").is_none());
     }
 
@@ -718,14 +832,24 @@ mod tests {
     fn missing_ref_is_an_error() {
         let doc = json!({});
         let mut c = Converter::new("t", &doc);
-        let e = c.convert(&json!({"$ref": "#/components/schemas/Nope"}), Direction::Input, "/x").unwrap_err();
+        let e = c
+            .convert(
+                &json!({"$ref": "#/components/schemas/Nope"}),
+                Direction::Input,
+                "/x",
+            )
+            .unwrap_err();
         assert!(e.to_string().contains("does not exist"), "{e}");
     }
 
     #[test]
     fn invalid_keyword_values_are_dropped() {
         let doc = json!({});
-        let v = conv(&doc, json!({"type": "strin", "required": true, "minLength": -1, "examples": {"a": 1}}), Direction::Input);
+        let v = conv(
+            &doc,
+            json!({"type": "strin", "required": true, "minLength": -1, "examples": {"a": 1}}),
+            Direction::Input,
+        );
         assert_eq!(v, json!({"examples": [1]}));
     }
 }

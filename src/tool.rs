@@ -165,7 +165,13 @@ fn describe(op: &Operation<'_>, summary: Option<&str>) -> String {
 fn arg_name(raw: &str) -> String {
     let mut s: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     // `filter[name]` -> `filter_name`, `$top` -> `top`: drop replacement underscores at the ends.
     if !raw.ends_with('_') {
@@ -246,7 +252,9 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
             content_type: b.content_type.clone(),
             required: b.required,
             spread: spread_ok,
-            encoding: b.encoding.map(|e| strip_extensions(&Value::Object(e.clone()))),
+            encoding: b
+                .encoding
+                .map(|e| strip_extensions(&Value::Object(e.clone()))),
         });
     }
 
@@ -329,8 +337,15 @@ type Spread = (Vec<(String, Value, Vec<usize>)>, Vec<String>);
 
 /// When the body is a plain object schema, its converted properties (and `required`), to become
 /// top-level arguments. Composite or non-object bodies return `None` and travel as one `body`.
-fn spread_properties(b: &RequestBody<'_>, conv: &mut Converter<'_>, at: &str) -> Result<Option<Spread>> {
-    if !matches!(b.kind, BodyKind::Json | BodyKind::Form | BodyKind::Multipart) {
+fn spread_properties(
+    b: &RequestBody<'_>,
+    conv: &mut Converter<'_>,
+    at: &str,
+) -> Result<Option<Spread>> {
+    if !matches!(
+        b.kind,
+        BodyKind::Json | BodyKind::Form | BodyKind::Multipart
+    ) {
         return Ok(None);
     }
     let Some(raw) = b.schema else {
@@ -344,9 +359,17 @@ fn spread_properties(b: &RequestBody<'_>, conv: &mut Converter<'_>, at: &str) ->
     let plain = matches!(obj.get("type"), None | Some(Value::String(_)))
         && obj.get("type").is_none_or(|t| t == "object")
         && obj.get("properties").is_some_and(Value::is_object)
-        && !["allOf", "anyOf", "oneOf", "not", "if", "$ref", "patternProperties"]
-            .iter()
-            .any(|k| obj.contains_key(*k))
+        && ![
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+            "if",
+            "$ref",
+            "patternProperties",
+        ]
+        .iter()
+        .any(|k| obj.contains_key(*k))
         && obj.get("nullable") != Some(&Value::Bool(true))
         && obj
             .get("additionalProperties")
@@ -366,7 +389,12 @@ fn spread_properties(b: &RequestBody<'_>, conv: &mut Converter<'_>, at: &str) ->
     let required = obj
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     Ok(Some((out, required)))
 }
@@ -389,7 +417,8 @@ fn output(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<(Option<Value>
         };
         (root, None)
     } else {
-        let root = json!({"type": "object", "properties": {"result": c.value}, "required": ["result"]});
+        let root =
+            json!({"type": "object", "properties": {"result": c.value}, "required": ["result"]});
         (root, Some("result".to_string()))
     };
     let schema = conv.finish(root, &c.refs, Direction::Output)?;
@@ -423,7 +452,11 @@ fn with_key(schema: Value, key: &str, value: Value) -> Value {
 }
 
 fn with_description(schema: Value, description: &str) -> Value {
-    with_key(schema, "description", Value::String(description.trim().to_string()))
+    with_key(
+        schema,
+        "description",
+        Value::String(description.trim().to_string()),
+    )
 }
 
 fn strip_extensions(v: &Value) -> Value {

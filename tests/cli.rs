@@ -13,13 +13,23 @@ fn cmd() -> Command {
 }
 
 fn tools(args: &[&str]) -> Vec<Value> {
-    let out = cmd().arg("convert").args(args).assert().success().get_output().stdout.clone();
+    let out = cmd()
+        .arg("convert")
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let v: Value = serde_json::from_slice(&out).expect("JSON output");
     v["tools"].as_array().unwrap().clone()
 }
 
 fn names(args: &[&str]) -> Vec<String> {
-    tools(args).iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+    tools(args)
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// Run `convert` on `input` (written to a temporary file named `file`) and expect exit 2 with one
@@ -50,7 +60,13 @@ fn refused(file: &str, input: &[u8], needles: &[&str]) {
 
 #[test]
 fn converts_to_stdout_with_trailing_newline_and_two_space_indent() {
-    let out = cmd().args(["convert", "specs/petstore.yaml"]).assert().success().get_output().stdout.clone();
+    let out = cmd()
+        .args(["convert", "specs/petstore.yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("{\n  \"tools\": [\n    {\n      \"name\": \"list_pets\""));
     assert!(text.ends_with("}\n"));
@@ -58,8 +74,14 @@ fn converts_to_stdout_with_trailing_newline_and_two_space_indent() {
 
 #[test]
 fn two_runs_are_byte_identical() {
-    let a = cmd().args(["convert", "specs/keywords-3.1.json"]).output().unwrap();
-    let b = cmd().args(["convert", "specs/keywords-3.1.json"]).output().unwrap();
+    let a = cmd()
+        .args(["convert", "specs/keywords-3.1.json"])
+        .output()
+        .unwrap();
+    let b = cmd()
+        .args(["convert", "specs/keywords-3.1.json"])
+        .output()
+        .unwrap();
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
 }
@@ -67,23 +89,55 @@ fn two_runs_are_byte_identical() {
 #[test]
 fn format_is_detected_from_content_and_stdin_works() {
     let yaml = std::fs::read(common::root().join("specs/petstore.yaml")).unwrap();
-    let from_stdin = cmd().args(["convert", "-"]).write_stdin(yaml.clone()).assert().success().get_output().stdout.clone();
-    let from_file = cmd().args(["convert", "specs/petstore.yaml"]).assert().success().get_output().stdout.clone();
+    let from_stdin = cmd()
+        .args(["convert", "-"])
+        .write_stdin(yaml.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let from_file = cmd()
+        .args(["convert", "specs/petstore.yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(from_stdin, from_file);
     // YAML content behind a .json name still parses as YAML.
     let dir = tempfile::tempdir().unwrap();
     let misnamed = dir.path().join("petstore.json");
     std::fs::write(&misnamed, &yaml).unwrap();
-    let out = cmd().arg("convert").arg(&misnamed).assert().success().get_output().stdout.clone();
+    let out = cmd()
+        .arg("convert")
+        .arg(&misnamed)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(out, from_file);
 }
 
 #[test]
 fn yaml_output_holds_the_same_tools() {
-    let out = cmd().args(["convert", "specs/petstore.yaml", "--format", "yaml"]).assert().success().get_output().stdout.clone();
+    let out = cmd()
+        .args(["convert", "specs/petstore.yaml", "--format", "yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let yaml: Value = yaml_serde::from_slice(&out).unwrap();
     let json: Value = serde_json::from_slice(
-        &cmd().args(["convert", "specs/petstore.yaml"]).assert().success().get_output().stdout.clone(),
+        &cmd()
+            .args(["convert", "specs/petstore.yaml"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
     )
     .unwrap();
     assert_eq!(yaml, json);
@@ -94,7 +148,12 @@ fn output_file_is_written_and_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("tools.json");
     std::fs::write(&out, "old").unwrap();
-    cmd().args(["convert", "specs/petstore.yaml", "-o"]).arg(&out).assert().success().stdout("");
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "-o"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout("");
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(written.contains("\"list_pets\""));
 }
@@ -106,7 +165,13 @@ fn failed_run_keeps_the_old_output_file() {
     std::fs::write(&bad, "{\"openapi\": \"3.0.0\", \"paths\": ").unwrap();
     let out = dir.path().join("tools.json");
     std::fs::write(&out, "previous").unwrap();
-    cmd().arg("convert").arg(&bad).arg("-o").arg(&out).assert().code(2);
+    cmd()
+        .arg("convert")
+        .arg(&bad)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
 }
 
@@ -122,12 +187,32 @@ fn missing_file_is_exit_2() {
 #[test]
 fn unusable_inputs_are_refused_cleanly() {
     refused("empty.yaml", b"", &["empty document"]);
-    refused("truncated.json", b"{\n  \"openapi\": \"3.0.0\",\n  \"paths\": {", &["truncated.json:3:", "invalid JSON"]);
-    refused("garbage.bin", &[0xff, 0xfe, 0x00, 0x41, 0x9c], &["not UTF-8"]);
-    refused("not-openapi.json", b"{\"hello\": \"world\"}", &["not an OpenAPI document"]);
+    refused(
+        "truncated.json",
+        b"{\n  \"openapi\": \"3.0.0\",\n  \"paths\": {",
+        &["truncated.json:3:", "invalid JSON"],
+    );
+    refused(
+        "garbage.bin",
+        &[0xff, 0xfe, 0x00, 0x41, 0x9c],
+        &["not UTF-8"],
+    );
+    refused(
+        "not-openapi.json",
+        b"{\"hello\": \"world\"}",
+        &["not an OpenAPI document"],
+    );
     refused("list.json", b"[1, 2]", &["not an OpenAPI document"]);
-    refused("v4.yaml", b"openapi: 4.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n", &["unsupported OpenAPI version", "#/openapi"]);
-    refused("paths.yaml", b"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: [a]\n", &["#/paths", "expected an object"]);
+    refused(
+        "v4.yaml",
+        b"openapi: 4.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n",
+        &["unsupported OpenAPI version", "#/openapi"],
+    );
+    refused(
+        "paths.yaml",
+        b"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: [a]\n",
+        &["#/paths", "expected an object"],
+    );
     refused(
         "ref.yaml",
         b"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Nope'}\n",
@@ -138,7 +223,11 @@ fn unusable_inputs_are_refused_cleanly() {
         b"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      parameters: [{$ref: 'https://example.com/p.yaml'}]\n      responses: {}\n",
         &["remote `$ref`s are not fetched"],
     );
-    refused("bad.yaml", b"openapi: 3.0.0\npaths: {a: [}\n", &["bad.yaml:2:", "invalid YAML"]);
+    refused(
+        "bad.yaml",
+        b"openapi: 3.0.0\npaths: {a: [}\n",
+        &["bad.yaml:2:", "invalid YAML"],
+    );
 }
 
 #[test]
@@ -183,20 +272,47 @@ fn tag_filters() {
 #[test]
 fn path_method_and_operation_filters() {
     let spec = "specs/petstore.yaml";
-    assert_eq!(names(&[spec, "--include-path", "/pets/*"]), ["show_pet_by_id", "delete_pet"]);
-    assert_eq!(names(&[spec, "--include-path", "/pets"]), ["list_pets", "create_pet"]);
+    assert_eq!(
+        names(&[spec, "--include-path", "/pets/*"]),
+        ["show_pet_by_id", "delete_pet"]
+    );
+    assert_eq!(
+        names(&[spec, "--include-path", "/pets"]),
+        ["list_pets", "create_pet"]
+    );
     assert_eq!(names(&[spec, "--include-path", "/**"]).len(), 4);
-    assert_eq!(names(&[spec, "--methods", "get"]), ["list_pets", "show_pet_by_id"]);
-    assert_eq!(names(&[spec, "--methods", "POST,delete"]), ["create_pet", "delete_pet"]);
-    assert_eq!(names(&[spec, "--include-op", "listPets,deletePet"]), ["list_pets", "delete_pet"]);
-    assert_eq!(names(&[spec, "--exclude-op", "listPets"]), ["create_pet", "show_pet_by_id", "delete_pet"]);
-    assert_eq!(names(&[spec, "--skip-deprecated"]), ["list_pets", "create_pet", "show_pet_by_id"]);
+    assert_eq!(
+        names(&[spec, "--methods", "get"]),
+        ["list_pets", "show_pet_by_id"]
+    );
+    assert_eq!(
+        names(&[spec, "--methods", "POST,delete"]),
+        ["create_pet", "delete_pet"]
+    );
+    assert_eq!(
+        names(&[spec, "--include-op", "listPets,deletePet"]),
+        ["list_pets", "delete_pet"]
+    );
+    assert_eq!(
+        names(&[spec, "--exclude-op", "listPets"]),
+        ["create_pet", "show_pet_by_id", "delete_pet"]
+    );
+    assert_eq!(
+        names(&[spec, "--skip-deprecated"]),
+        ["list_pets", "create_pet", "show_pet_by_id"]
+    );
 }
 
 #[test]
 fn bad_option_values_are_exit_2() {
-    cmd().args(["convert", "specs/petstore.yaml", "--methods", "fetch"]).assert().code(2);
-    cmd().args(["convert", "specs/petstore.yaml", "--name-style", "shouty"]).assert().code(2);
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "--methods", "fetch"])
+        .assert()
+        .code(2);
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "--name-style", "shouty"])
+        .assert()
+        .code(2);
     cmd()
         .args(["convert", "specs/petstore.yaml", "--max-name-len", "3"])
         .assert()
@@ -211,15 +327,25 @@ fn bad_option_values_are_exit_2() {
 
 #[test]
 fn name_style_and_length() {
-    assert_eq!(names(&["specs/petstore.yaml", "--name-style", "kebab"])[2], "show-pet-by-id");
+    assert_eq!(
+        names(&["specs/petstore.yaml", "--name-style", "kebab"])[2],
+        "show-pet-by-id"
+    );
     let short = names(&["specs/long-names.yaml", "--max-name-len", "24"]);
     for n in &short {
         assert!(n.len() <= 24, "{n}");
-        assert!(n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'), "{n}");
+        assert!(
+            n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "{n}"
+        );
     }
     assert_ne!(short[0], short[1]);
     // The same limit gives the same names every time.
-    assert_eq!(short, names(&["specs/long-names.yaml", "--max-name-len", "24"]));
+    assert_eq!(
+        short,
+        names(&["specs/long-names.yaml", "--max-name-len", "24"])
+    );
 }
 
 #[test]
@@ -233,11 +359,27 @@ fn inline_refs_leaves_only_recursive_defs() {
 
 #[test]
 fn help_documents_every_option() {
-    let out = cmd().args(["convert", "--help"]).assert().success().get_output().stdout.clone();
+    let out = cmd()
+        .args(["convert", "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let help = String::from_utf8(out).unwrap();
     for opt in [
-        "--output", "--format", "--include-tag", "--exclude-tag", "--include-path", "--methods", "--include-op",
-        "--exclude-op", "--skip-deprecated", "--name-style", "--max-name-len", "--inline-refs",
+        "--output",
+        "--format",
+        "--include-tag",
+        "--exclude-tag",
+        "--include-path",
+        "--methods",
+        "--include-op",
+        "--exclude-op",
+        "--skip-deprecated",
+        "--name-style",
+        "--max-name-len",
+        "--inline-refs",
     ] {
         assert!(help.contains(opt), "{opt} missing from --help");
     }

@@ -17,7 +17,11 @@ fn check(name: &str, output: String) {
 #[test]
 fn every_spec_matches_its_snapshot() {
     let specs = common::specs();
-    assert!(specs.len() >= 8, "expected the scenario specs, found {}", specs.len());
+    assert!(
+        specs.len() >= 8,
+        "expected the scenario specs, found {}",
+        specs.len()
+    );
     for path in specs {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         check(&name, common::convert_json(&path, &Options::default()));
@@ -49,11 +53,30 @@ fn output_is_deterministic() {
 fn name_styles() {
     let path = common::root().join("specs/petstore.yaml");
     let names = |style| {
-        let c = openapi_mcp::convert_file(&path, &Options { name_style: style, ..Options::default() }).unwrap();
+        let c = openapi_mcp::convert_file(
+            &path,
+            &Options {
+                name_style: style,
+                ..Options::default()
+            },
+        )
+        .unwrap();
         c.tools.into_iter().map(|t| t.name).collect::<Vec<_>>()
     };
-    assert_eq!(names(NameStyle::Snake), ["list_pets", "create_pet", "show_pet_by_id", "delete_pet"]);
-    assert_eq!(names(NameStyle::Camel), ["listPets", "createPet", "showPetById", "deletePet"]);
-    assert_eq!(names(NameStyle::Kebab), ["list-pets", "create-pet", "show-pet-by-id", "delete-pet"]);
-    assert_eq!(names(NameStyle::Original), ["listPets", "createPet", "showPetById", "deletePet"]);
+    assert_eq!(
+        names(NameStyle::Snake),
+        ["list_pets", "create_pet", "show_pet_by_id", "delete_pet"]
+    );
+    assert_eq!(
+        names(NameStyle::Camel),
+        ["listPets", "createPet", "showPetById", "deletePet"]
+    );
+    assert_eq!(
+        names(NameStyle::Kebab),
+        ["list-pets", "create-pet", "show-pet-by-id", "delete-pet"]
+    );
+    assert_eq!(
+        names(NameStyle::Original),
+        ["listPets", "createPet", "showPetById", "deletePet"]
+    );
 }

@@ -13,7 +13,13 @@ pub fn specs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(root().join("specs"))
         .expect("specs/ exists")
         .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")))
+        .filter(|p| {
+            p.is_file()
+                && matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("yaml" | "yml" | "json")
+                )
+        })
         .collect();
     out.sort();
     out
