@@ -8,9 +8,11 @@ use clap::{Args, Parser, Subcommand};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Turn an OpenAPI document (3.0, 3.1, 3.2; JSON or YAML) into MCP tool definitions.
+/// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1, 3.2; JSON or YAML) into MCP tool
+/// definitions, with suggested hints for a human to review.
 ///
-/// Exit codes: 0 success, 1 check failed (drift), 2 unusable input or usage.
+/// Exit codes: 0 success; 1 `convert --check` found drift or `lint` found errors; 2 unusable input
+/// or usage.
 #[derive(Debug, Parser)]
 #[command(name = "openapi-mcp", version, about, long_about = None)]
 pub struct Cli {
@@ -22,6 +24,61 @@ pub struct Cli {
 pub enum Command {
     /// Convert SPEC into an MCP ListToolsResult ({"tools": [...]}).
     Convert(ConvertArgs),
+    /// Write a starter hints file for review, or update one (`--update FILE`) keeping every human
+    /// decision.
+    Hints(HintsArgs),
+    /// Report tools whose names contradict their hints, and other defects. Exit 1 on errors.
+    Lint(LintArgs),
+    /// Print a Markdown table of every tool's hints, where each came from, findings and review state.
+    Review(ReviewArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HintsArgs {
+    /// The OpenAPI document: a path, or `-` for standard input.
+    pub spec: String,
+    /// Write to FILE (atomically) instead of standard output; with `--update`, defaults to the
+    /// updated file itself.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Merge with this existing hints file: keep every entry as written, add new tools
+    /// (unreviewed), move entries whose tool is gone under `removed:`.
+    #[arg(long, value_name = "FILE")]
+    pub update: Option<PathBuf>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The OpenAPI document, or an already converted tools file ({"tools": [...]}); `-` for
+    /// standard input.
+    pub spec: String,
+    /// Apply this reviewed hints file first; findings on `reviewed: true` tools become info.
+    #[arg(long, value_name = "FILE")]
+    pub hints: Option<PathBuf>,
+    /// Output format: `text` (one finding a line: `severity tool rule: message`) or `json`.
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    pub format: LintFormat,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The OpenAPI document: a path, or `-` for standard input.
+    pub spec: String,
+    /// Apply this reviewed hints file first.
+    #[arg(long, value_name = "FILE")]
+    pub hints: Option<PathBuf>,
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -35,6 +92,14 @@ pub struct ConvertArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+    /// Apply this reviewed hints file (its values win over vendor extensions and the method
+    /// table). An entry naming a tool that does not exist is an error.
+    #[arg(long, value_name = "FILE")]
+    pub hints: Option<PathBuf>,
+    /// Do not write: exit 0 if `-o FILE` already holds exactly this output, 1 (with a summary of
+    /// tools added, removed and changed) if not.
+    #[arg(long, requires = "output")]
+    pub check: bool,
     #[command(flatten)]
     pub select: SelectArgs,
 }
@@ -105,6 +170,9 @@ impl SelectArgs {
 pub fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Convert(args) => convert(&args),
+        Command::Hints(args) => hints(&args),
+        Command::Lint(args) => lint(&args),
+        Command::Review(args) => review(&args),
     };
     match result {
         Ok(code) => code,
@@ -115,8 +183,8 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-/// Read SPEC (`-` is standard input) and convert it.
-pub fn load(spec: &str, options: &Options) -> Result<crate::Conversion> {
+/// Read SPEC (`-` is standard input) as bytes, with the name used in messages.
+fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
     if spec == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -125,33 +193,147 @@ pub fn load(spec: &str, options: &Options) -> Result<crate::Conversion> {
                 path: PathBuf::from("<stdin>"),
                 source,
             })?;
-        crate::convert_bytes("<stdin>", &bytes, options)
+        Ok(("<stdin>".into(), bytes))
     } else {
-        crate::convert_file(spec, options)
+        let bytes = std::fs::read(spec).map_err(|source| Error::Io {
+            path: PathBuf::from(spec),
+            source,
+        })?;
+        Ok((spec.to_string(), bytes))
+    }
+}
+
+/// Read SPEC (`-` is standard input) and convert it, applying a hints file when given.
+pub fn load(spec: &str, options: &Options, hints: Option<&Path>) -> Result<crate::Conversion> {
+    let (name, bytes) = read_spec(spec)?;
+    let mut conversion = crate::convert_bytes(&name, &bytes, options)?;
+    for n in &conversion.notices {
+        eprintln!("openapi-mcp: note: {n}");
+    }
+    if let Some(path) = hints {
+        crate::review::HintsFile::load(path)?.apply(&mut conversion.tools)?;
+    }
+    Ok(conversion)
+}
+
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth a message.
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
+            path: PathBuf::from("<stdout>"),
+            source: e,
+        }),
+        _ => Ok(()),
     }
 }
 
 fn convert(args: &ConvertArgs) -> Result<i32> {
-    let conversion = load(&args.spec, &args.select.options())?;
-    for n in &conversion.notices {
-        eprintln!("openapi-mcp: note: {n}");
-    }
+    let conversion = load(&args.spec, &args.select.options(), args.hints.as_deref())?;
     let text = emit::render(&conversion.tools, args.format)?;
     match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                return Err(Error::Io {
-                    path: PathBuf::from("<stdout>"),
-                    source: e,
-                });
-            }
-        }
+        Some(path) if args.check => check(path, &text, &conversion.tools),
+        Some(path) => write_atomically(path, text.as_bytes()).map(|_| 0),
+        None => print(&text).map(|_| 0),
     }
+}
+
+/// `--check`: compare without writing.
+fn check(path: &Path, text: &str, tools: &[crate::Tool]) -> Result<i32> {
+    let shown = path.display().to_string();
+    let old = std::fs::read(path);
+    if old.as_deref().ok() == Some(text.as_bytes()) {
+        return Ok(0);
+    }
+    let parsed = match old {
+        Ok(bytes) => crate::load::parse_tree(&shown, &bytes).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("cannot read: {e}")),
+    };
+    let drift = crate::check::drift(parsed, &emit::list_json(tools));
+    eprint!(
+        "openapi-mcp: {shown} is out of date:\n{}",
+        drift.render(&shown)
+    );
+    Ok(1)
+}
+
+fn hints(args: &HintsArgs) -> Result<i32> {
+    let conversion = load(&args.spec, &args.select.options(), None)?;
+    let old = match &args.update {
+        Some(path) => crate::review::HintsFile::load(path)?,
+        None => crate::review::HintsFile::default(),
+    };
+    let (file, report) = crate::review::update(&old, &conversion.tools);
+    let text = crate::review::render(&file, &conversion.tools);
+    if args.update.is_some() {
+        for (name, before, now) in &report.moved {
+            eprintln!("openapi-mcp: {name}: operation changed from {before} to {now}");
+        }
+        if !report.orphaned.is_empty() {
+            eprintln!(
+                "openapi-mcp: {} entries no longer match a tool and were moved under `removed:`: {}",
+                report.orphaned.len(),
+                report.orphaned.join(", ")
+            );
+        }
+        eprintln!(
+            "openapi-mcp: {} entries kept, {} tools added (unreviewed), {} moved to `removed:`",
+            report.kept,
+            report.added.len(),
+            report.orphaned.len()
+        );
+    }
+    match args.output.as_ref().or(args.update.as_ref()) {
+        Some(path) => write_atomically(path, text.as_bytes())?,
+        None => print(&text)?,
+    }
+    Ok(0)
+}
+
+/// The tools to lint or review: from a spec, or read back from a tools file.
+fn tools_for_review(
+    spec: &str,
+    select: &SelectArgs,
+    hints: Option<&Path>,
+) -> Result<(String, Vec<crate::Tool>)> {
+    let (name, bytes) = read_spec(spec)?;
+    let tree = crate::load::parse_tree(&name, &bytes)?;
+    let (title, mut tools) = if crate::readback::is_tools_list(&tree) {
+        (String::new(), crate::readback::tools(&name, &tree)?)
+    } else {
+        let doc = crate::load::from_tree(&name, tree)?;
+        let conversion = crate::convert_document(&doc, &select.options())?;
+        (conversion.title, conversion.tools)
+    };
+    if let Some(path) = hints {
+        crate::review::HintsFile::load(path)?.apply(&mut tools)?;
+    }
+    Ok((title, tools))
+}
+
+fn lint(args: &LintArgs) -> Result<i32> {
+    let (_, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
+    let options = crate::lint::LintOptions {
+        expect_review: args.hints.is_some(),
+    };
+    let findings = crate::lint::lint(&tools, options);
+    print(&match args.format {
+        LintFormat::Text => crate::lint::render_text(&findings),
+        LintFormat::Json => crate::lint::render_json(&findings),
+    })?;
+    let errors = findings
+        .iter()
+        .any(|f| f.severity == crate::lint::Severity::Error);
+    Ok(i32::from(errors))
+}
+
+fn review(args: &ReviewArgs) -> Result<i32> {
+    let (title, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
+    let options = crate::lint::LintOptions {
+        expect_review: args.hints.is_some(),
+    };
+    let findings = crate::lint::lint(&tools, options);
+    print(&crate::report::render(&title, &tools, &findings))?;
     Ok(0)
 }
 

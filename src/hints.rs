@@ -11,7 +11,9 @@ pub enum HintSource {
     Method,
     /// A vendor extension in the document (`x-mcp-annotations`, `x-speakeasy-mcp`).
     Extension(&'static str),
-    /// A reviewed hints file.
+    /// A hints file entry a human has not yet marked `reviewed: true`.
+    File,
+    /// A hints file entry marked `reviewed: true`.
     Reviewed,
 }
 
@@ -20,6 +22,7 @@ impl HintSource {
         match self {
             HintSource::Method => "method",
             HintSource::Extension(_) => "extension",
+            HintSource::File => "hints file",
             HintSource::Reviewed => "reviewed",
         }
     }

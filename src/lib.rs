@@ -15,18 +15,24 @@
 //! assert!(json.starts_with("{\n  \"tools\": ["));
 //! ```
 
+pub mod check;
 pub mod cli;
 pub mod emit;
 pub mod error;
 pub mod filter;
 pub mod hints;
+pub mod lint;
 pub mod load;
 pub mod model;
 pub mod naming;
+pub mod readback;
 pub mod refs;
+pub mod report;
+pub mod review;
 pub mod schema;
 pub mod swagger;
 pub mod tool;
+pub mod vocab;
 
 pub use error::{Error, Result};
 pub use filter::Filter;

@@ -48,7 +48,11 @@ pub struct Document {
 
 /// Parse `bytes` (named `file` in messages) into a [`Document`].
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
-    let root = parse_tree(file, bytes)?;
+    from_tree(file, parse_tree(file, bytes)?)
+}
+
+/// Make a [`Document`] of an already parsed tree.
+pub fn from_tree(file: &str, root: Value) -> Result<Document> {
     let version = detect_version(file, &root)?;
     let root = if version == SpecVersion::Swagger2 {
         crate::swagger::upgrade(file, root)?

@@ -21,6 +21,16 @@ pub struct Tool {
     pub hints: Hints,
     pub call: Call,
     pub origin: Origin,
+    /// The human review applied from a hints file, if any.
+    pub review: Option<Review>,
+}
+
+/// A reviewer's verdict from the hints file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Review {
+    /// A human confirmed these hints (`reviewed: true`).
+    pub reviewed: bool,
+    pub note: Option<String>,
 }
 
 /// Where a tool came from in the document, for review and lint.
@@ -35,6 +45,8 @@ pub struct Origin {
     pub naming: Named,
     /// A 2xx response is declared.
     pub has_success: bool,
+    /// The operation has a summary or a description (else the description is `METHOD /path`).
+    pub described: bool,
 }
 
 /// How to execute the tool as an HTTP request: written to `_meta` for runtimes.
@@ -102,6 +114,13 @@ pub struct Body {
     pub encoding: Option<Value>,
 }
 
+impl Tool {
+    /// `METHOD /path`, as shown to reviewers.
+    pub fn operation(&self) -> String {
+        format!("{} {}", self.call.method.as_str(), self.call.path)
+    }
+}
+
 /// Build the tool for `op`, with its final `naming` already decided.
 pub fn build(op: &Operation<'_>, naming: Named, conv: &mut Converter<'_>) -> Result<Tool> {
     let hints = hints::suggest(op.method, &op.hints);
@@ -136,7 +155,9 @@ pub fn build(op: &Operation<'_>, naming: Named, conv: &mut Converter<'_>) -> Res
             pointer: op.pointer.clone(),
             naming,
             has_success: op.has_success,
+            described: summary.is_some() || op.description.is_some_and(|d| !d.trim().is_empty()),
         },
+        review: None,
     })
 }
 
