@@ -61,7 +61,7 @@ pub fn lint(tools: &[Tool], options: LintOptions) -> Vec<Finding> {
         let mut found = Vec::new();
         contradictions(t, &mut found);
         warnings(t, options, &mut found);
-        found.sort_by(|a: &Finding, b| b.severity.cmp(&a.severity));
+        found.sort_by_key(|f| std::cmp::Reverse(f.severity));
         out.extend(found);
     }
     out
