@@ -97,6 +97,22 @@ pub fn convert_file(path: impl AsRef<Path>, options: &Options) -> Result<Convers
     convert_bytes(&path.display().to_string(), &bytes, options)
 }
 
+/// Convert a spec file and apply a reviewed hints file: the one call a build script needs.
+///
+/// The hints file's values win over vendor extensions and the method table; an entry naming a tool
+/// that does not exist is an error.
+pub fn convert_reviewed(
+    spec: impl AsRef<Path>,
+    hints: Option<&Path>,
+    options: &Options,
+) -> Result<Conversion> {
+    let mut conversion = convert_file(spec, options)?;
+    if let Some(hints) = hints {
+        review::HintsFile::load(hints)?.apply(&mut conversion.tools)?;
+    }
+    Ok(conversion)
+}
+
 /// Convert a parsed document.
 pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conversion> {
     if options.max_name_len < naming::MIN_NAME_LEN {

@@ -79,11 +79,11 @@ fn finding(t: &Tool, rule: &'static str, severity: Severity, message: String) ->
 
 /// The "name contradicts hints" family: one finding per tool at most.
 fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
-    let from_name = vocab::name_verb(&t.name);
-    let (verb, effect, source) = match from_name {
-        Some((v, e)) => (v, e, "name"),
+    let from_name = vocab::name_verb_with_confidence(&t.name);
+    let (verb, effect, source, confidence) = match from_name {
+        Some((v, e, c)) => (v, e, "name", c),
         None => match t.origin.summary.as_deref().and_then(vocab::summary_verb) {
-            Some((v, e)) => (v, e, "summary"),
+            Some((v, e)) => (v, e, "summary", vocab::Confidence::Sure),
             None => return,
         },
     };
@@ -113,6 +113,13 @@ fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
     let settled = t.review.as_ref().is_some_and(|r| r.reviewed);
     let (severity, message) = if settled {
         (Severity::Info, format!("{message} (settled: reviewed)"))
+    } else if confidence == vocab::Confidence::Possible {
+        (
+            Severity::Warning,
+            format!(
+                "{message} (the verb stands inside the name, so this may be a noun phrase); check the hints"
+            ),
+        )
     } else {
         (
             Severity::Error,

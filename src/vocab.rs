@@ -225,15 +225,44 @@ fn verb_at(words: &[String], i: usize) -> Option<(String, Effect)> {
     effect_of(&words[i]).map(|e| (words[i].clone(), e))
 }
 
+/// How sure we are of a verb: at either end of the name it names the action; in the middle it
+/// may be part of a noun phrase (`user_logout_history`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confidence {
+    Sure,
+    Possible,
+}
+
+/// Version and namespace prefixes that are not part of the action (`v1_get_users`, `api_list`).
+fn is_prefix(word: &str) -> bool {
+    word == "api"
+        || word.chars().all(|c| c.is_ascii_digit())
+        || (word.starts_with('v')
+            && word.len() > 1
+            && word[1..].chars().all(|c| c.is_ascii_digit()))
+}
+
 /// The verb a tool name leads with, and its effect.
 pub fn name_verb(name: &str) -> Option<(String, Effect)> {
-    let w = words(name);
+    name_verb_with_confidence(name).map(|(v, e, _)| (v, e))
+}
+
+/// [`name_verb`], also saying whether the verb stood at an end of the name.
+pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confidence)> {
+    let all = words(name);
+    let start = all.iter().take_while(|w| is_prefix(w)).count();
+    let w = &all[start..];
     if w.is_empty() {
         return None;
     }
-    verb_at(&w, 0)
-        .or_else(|| verb_at(&w, w.len() - 1))
-        .or_else(|| (1..w.len().saturating_sub(1)).find_map(|i| verb_at(&w, i)))
+    let sure = |v: Option<(String, Effect)>| v.map(|(v, e)| (v, e, Confidence::Sure));
+    sure(verb_at(w, 0))
+        .or_else(|| sure(verb_at(w, w.len() - 1)))
+        .or_else(|| {
+            (1..w.len().saturating_sub(1))
+                .find_map(|i| verb_at(w, i))
+                .map(|(v, e)| (v, e, Confidence::Possible))
+        })
 }
 
 /// The verb a summary starts with ("Deletes a pet" -> delete), for names without one.
@@ -279,6 +308,10 @@ mod tests {
         assert_eq!(effect("list_refunds"), Some(Effect::Reads));
         assert_eq!(effect("orders"), None);
         assert_eq!(effect("check_status"), None);
+        let (_, _, c) = name_verb_with_confidence("user_logout_history").unwrap();
+        assert_eq!(c, Confidence::Possible);
+        let (_, _, c) = name_verb_with_confidence("v2_delete_user").unwrap();
+        assert_eq!(c, Confidence::Sure);
     }
 
     #[test]
