@@ -205,8 +205,12 @@ fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
 
 /// Read SPEC (`-` is standard input) and convert it, applying a hints file when given.
 pub fn load(spec: &str, options: &Options, hints: Option<&Path>) -> Result<crate::Conversion> {
-    let (name, bytes) = read_spec(spec)?;
-    let mut conversion = crate::convert_bytes(&name, &bytes, options)?;
+    let mut conversion = if spec == "-" {
+        let (name, bytes) = read_spec(spec)?;
+        crate::convert_bytes(&name, &bytes, options)?
+    } else {
+        crate::convert_file(spec, options)?
+    };
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
     }
@@ -301,6 +305,11 @@ fn tools_for_review(
     let (title, mut tools) = if crate::readback::is_tools_list(&tree) {
         (String::new(), crate::readback::tools(&name, &tree)?)
     } else {
+        let tree = if spec == "-" {
+            tree
+        } else {
+            crate::bundle::bundle(Path::new(spec), tree)?
+        };
         let doc = crate::load::from_tree(&name, tree)?;
         let conversion = crate::convert_document(&doc, &select.options())?;
         (conversion.title, conversion.tools)

@@ -15,6 +15,7 @@
 //! assert!(json.starts_with("{\n  \"tools\": ["));
 //! ```
 
+pub mod bundle;
 pub mod check;
 pub mod cli;
 pub mod emit;
@@ -89,12 +90,8 @@ pub fn convert_bytes(name: &str, bytes: &[u8], options: &Options) -> Result<Conv
 
 /// Read and convert a file.
 pub fn convert_file(path: impl AsRef<Path>, options: &Options) -> Result<Conversion> {
-    let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    convert_bytes(&path.display().to_string(), &bytes, options)
+    let doc = load::load_file(path.as_ref())?;
+    convert_document(&doc, options)
 }
 
 /// Convert a spec file and apply a reviewed hints file: the one call a build script needs.

@@ -46,7 +46,19 @@ pub struct Document {
     pub root: Value,
 }
 
-/// Parse `bytes` (named `file` in messages) into a [`Document`].
+/// Read a document from a file, joining the files its relative `$ref`s reach (see `bundle`).
+pub fn load_file(path: &std::path::Path) -> Result<Document> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file = path.display().to_string();
+    let root = parse_tree(&file, &bytes)?;
+    from_tree(&file, crate::bundle::bundle(path, root)?)
+}
+
+/// Parse `bytes` (named `file` in messages) into a [`Document`]. External `$ref`s are not
+/// followed (there is no folder to resolve them against); use [`load_file`] for that.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
     from_tree(file, parse_tree(file, bytes)?)
 }
@@ -100,6 +112,15 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
                 ),
             )
         })?;
+        if let Some((line, column)) = deep_flow_nesting(text, MAX_FLOW_DEPTH) {
+            return Err(input(
+                file,
+                Location::LineCol { line, column },
+                format!(
+                    "invalid YAML: recursion limit exceeded (more than {MAX_FLOW_DEPTH} nested `[`/`{{`)"
+                ),
+            ));
+        }
         let mut value: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| {
             let location = match e.location() {
                 Some(l) => Location::LineCol {
@@ -121,6 +142,69 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
         yaml_to_json(value, &mut path)
             .map_err(|(pointer, message)| input(file, Location::Pointer(pointer), message))
     }
+}
+
+/// The YAML parser's time grows with the square of flow nesting (20,000 levels: 3 s), before its
+/// own depth limit (128) is reached; deeper flow nesting than this is refused up front.
+const MAX_FLOW_DEPTH: usize = 1000;
+
+/// Where flow collections (`[`, `{`) first nest deeper than `limit`, if they do. A cheap scan:
+/// quoted scalars and comments are skipped, and outside flow context a bracket only opens a
+/// collection where a value can start (after `:`, `-`, `?`, `,` or at the start of a line), so
+/// brackets inside plain text are not counted.
+fn deep_flow_nesting(text: &str, limit: usize) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
+    let mut prev_token: Option<u8> = None; // last non-space byte on this line
+    let mut quote: Option<u8> = None;
+    let mut comment = false;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        col += 1;
+        i += 1;
+        if b == b'\n' {
+            line += 1;
+            col = 0;
+            prev_token = None;
+            comment = false;
+            continue;
+        }
+        if comment {
+            continue;
+        }
+        if let Some(q) = quote {
+            if q == b'"' && b == b'\\' {
+                i += 1;
+                col += 1;
+            } else if b == q {
+                quote = None;
+                prev_token = Some(b'x');
+            }
+            continue;
+        }
+        let at_value_start =
+            depth > 0 || matches!(prev_token, None | Some(b':' | b'-' | b'?' | b','));
+        match b {
+            b' ' | b'\t' | b'\r' => continue,
+            b'#' if i < 2 || bytes[i - 2].is_ascii_whitespace() => comment = true,
+            b'"' | b'\''
+                if at_value_start || prev_token.is_some_and(|p| matches!(p, b'[' | b'{')) =>
+            {
+                quote = Some(b)
+            }
+            b'[' | b'{' if at_value_start => {
+                depth += 1;
+                if depth > limit {
+                    return Some((line, col));
+                }
+            }
+            b']' | b'}' if depth > 0 => depth -= 1,
+            _ => {}
+        }
+        prev_token = Some(b);
+    }
+    None
 }
 
 fn input(file: &str, location: Location, message: impl Into<String>) -> Error {
@@ -301,6 +385,16 @@ mod tests {
         assert!(e.contains("unsupported OpenAPI version"), "{e}");
         let e = parse("t", b"{\"a\": 1}").unwrap_err().to_string();
         assert!(e.contains("not an OpenAPI document"), "{e}");
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_found_cheaply() {
+        let deep = format!("x: {}1{}", "[".repeat(2000), "]".repeat(2000));
+        assert_eq!(deep_flow_nesting(&deep, 1000), Some((1, 1004)));
+        let text =
+            "a: see [docs] and {this} [[[[[ unbalanced\nb: '[[[[' # [[[[\nc: [1, [2, {d: 3}]]\n";
+        assert_eq!(deep_flow_nesting(text, 3), None);
+        assert_eq!(deep_flow_nesting(text, 2), Some((3, 12)));
     }
 
     #[test]

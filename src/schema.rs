@@ -19,6 +19,7 @@ use crate::error::{Error, Result, escape_token};
 use crate::refs;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 use std::rc::Rc;
 
 /// Which side of the call a schema describes; it decides whether `readOnly` or `writeOnly`
@@ -589,6 +590,10 @@ fn def_name(pointer: &str) -> String {
         .map(crate::error::unescape_token)
         .collect();
     let parts: &[String] = match tokens.as_slice() {
+        // A bundled file (see `bundle`): name it by what is inside, else by the file's stem.
+        [b, file, rest @ ..] if b == crate::bundle::BUNDLE_KEY => {
+            return def_name_in_file(file, rest);
+        }
         [c, s, rest @ ..] if c == "components" && s == "schemas" && !rest.is_empty() => rest,
         [d, rest @ ..] if d == "definitions" && !rest.is_empty() => rest,
         [c, rest @ ..] if c == "components" && !rest.is_empty() => rest,
@@ -609,6 +614,21 @@ fn def_name(pointer: &str) -> String {
         name.push_str("root");
     }
     name
+}
+
+fn def_name_in_file(file: &str, rest: &[String]) -> String {
+    if rest.is_empty() {
+        let stem = Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        return def_name(&format!("/{}", escape_token(&stem)));
+    }
+    let inner: String = rest
+        .iter()
+        .map(|t| format!("/{}", escape_token(t)))
+        .collect();
+    def_name(&inner)
 }
 
 fn clean_type(v: &Value) -> Option<Value> {

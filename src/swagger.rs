@@ -10,8 +10,8 @@
 //! - `in: body` becomes `requestBody` (its `name` has no 3.0 place and is dropped); a `$ref` to a
 //!   shared body parameter becomes `requestBody: {$ref: #/components/requestBodies/X}` while the
 //!   operation accepts the document's media types, and is inlined when it does not (a shared
-//!   request body has one fixed `content`). Body parameters win over `formData` ones, which 2.0
-//!   forbids mixing; a later body parameter replaces an earlier one.
+//!   request body has one fixed `content`). A body parameter wins over `formData` ones at the
+//!   same level (2.0 forbids mixing them); a later body parameter replaces an earlier one.
 //! - `in: formData` parameters become one object schema under `multipart/form-data` when a
 //!   parameter is `type: file` (-> `format: binary`), else under the form media types `consumes`
 //!   lists (`application/x-www-form-urlencoded` when it lists none). The body is required when a
@@ -20,12 +20,15 @@
 //! - `collectionFormat` (default `csv` for arrays) -> `style`/`explode`; 3.0 has no `tsv` (and
 //!   no non-`csv` format for path or header values): those keep `style` form/simple with
 //!   `explode: false` plus `x-collectionFormat`. Array form fields get the same `encoding`.
-//! - Path-item `body`/`formData` parameters move into each operation of the path item; operation
-//!   parameters override them (body by body, form fields by name).
-//! - `$ref`s are rewritten through a table of everything that moved (`#/definitions/X`,
-//!   `#/parameters/X`, `#/responses/X`, `#/securityDefinitions/X`, and the schemas of parameters
-//!   and responses, also under `paths`); other local refs are kept, remote ones too (the loader
-//!   refuses those later).
+//! - Path-item `body`/`formData` parameters move into each operation of the path item; the
+//!   operation's own body or form fields replace a path-level body, form fields merge by name.
+//! - `$ref`s to shared objects (`#/definitions/X`, `#/parameters/X`, `#/responses/X`,
+//!   `#/securityDefinitions/X`), into them, or into the parameters and responses rewritten under
+//!   `paths` are redirected through a table of everything that moved. A `$ref` to a parameter,
+//!   response or path item anywhere else (e.g. a file `bundle` joined under `$bundle`) is
+//!   followed and a converted copy takes its place; schemas that converted parts reach outside
+//!   `paths` and `components` are converted where they are. Remote refs stay as written (the
+//!   loader refuses them).
 //!
 //! Schema recursion is bounded by [`MAX_DEPTH`]; `$ref` rewriting walks with an explicit stack.
 
@@ -33,7 +36,7 @@ use crate::error::{Error, Result, escape_token, unescape_token};
 use crate::model::{Method, kind};
 use crate::refs;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Deepest schema nesting rewritten before the document is refused.
 pub const MAX_DEPTH: usize = 256;
@@ -76,9 +79,11 @@ pub fn upgrade(file: &str, root: Value) -> Result<Value> {
         base: None,
         servers: Vec::new(),
         moves: HashMap::new(),
+        recording: true,
     };
     let mut out = up.document()?;
     rewrite_refs(&mut out, &up.moves);
+    convert_outside(file, &mut out)?;
     Ok(out)
 }
 
@@ -94,6 +99,8 @@ struct Upgrader<'a> {
     servers: Vec<String>,
     /// Old location -> new location, for `$ref` rewriting.
     moves: HashMap<Tokens, Tokens>,
+    /// Off while converting a copy of something that stays where it is (a followed `$ref`).
+    recording: bool,
 }
 
 /// A parameter list entry, sorted by where it goes in 3.0.
@@ -127,7 +134,7 @@ fn pointer(tokens: &[String]) -> String {
         .collect()
 }
 
-impl Upgrader<'_> {
+impl<'a> Upgrader<'a> {
     fn err(&self, at: &[String], message: impl Into<String>) -> Error {
         Error::at(self.file, &pointer(at), message)
     }
@@ -143,16 +150,26 @@ impl Upgrader<'_> {
     }
 
     fn moved(&mut self, from: Tokens, to: Tokens) {
-        self.moves.entry(from).or_insert(to);
+        if self.recording {
+            self.moves.entry(from).or_insert(to);
+        }
+    }
+
+    /// Run `f` to convert a copy of a `$ref` target, without recording moves.
+    fn inlined<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let was = std::mem::replace(&mut self.recording, false);
+        let out = f(self);
+        self.recording = was;
+        out
     }
 
     fn document(&mut self) -> Result<Value> {
         let root = self.root;
         let src = self.object(root, &[], "the document")?;
-        self.consumes = media_types(self.file, src.get("consumes"), &["consumes".into()])?
+        self.consumes = string_list(self.file, src.get("consumes"), &["consumes".into()])?
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| vec![JSON.into()]);
-        self.produces = media_types(self.file, src.get("produces"), &["produces".into()])?
+        self.produces = string_list(self.file, src.get("produces"), &["produces".into()])?
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| vec![JSON.into()]);
         self.host = opt_string(self.file, src, "host", &[])?;
@@ -207,10 +224,16 @@ impl Upgrader<'_> {
             Some(Value::Object(c)) => c.clone(),
             _ => Map::new(),
         };
+        let file = self.file;
         let section = |key: &str| -> Result<Option<&Map<String, Value>>> {
             match src.get(key) {
                 None | Some(Value::Null) => Ok(None),
-                Some(v) => self.object(v, &[key.into()], &format!("`{key}`")).map(Some),
+                Some(Value::Object(m)) => Ok(Some(m)),
+                Some(other) => Err(Error::at(
+                    file,
+                    &format!("/{key}"),
+                    format!("`{key}` must be an object, found {}", kind(other)),
+                )),
             }
         };
         if let Some(defs) = section("definitions")? {
@@ -247,34 +270,34 @@ impl Upgrader<'_> {
                 let obj = self.object(p, &at, "a parameter")?;
                 let new_param = vec!["components".into(), "parameters".into(), name.clone()];
                 let new_body = vec!["components".into(), "requestBodies".into(), name.clone()];
-                if obj.contains_key("$ref") {
-                    match self.param_kind(p) {
-                        Some("body") => {
-                            bodies.insert(name.clone(), p.clone());
-                            self.moved(at, new_body);
-                        }
-                        Some("formData") => {}
+                // A reference is followed and its target converted here: the target may be
+                // anywhere (a bundled file, another shared parameter) and is in Swagger form.
+                let (obj, src_at, followed) = match obj.get("$ref").and_then(Value::as_str) {
+                    None => (obj, at.clone(), false),
+                    Some(r) => match self.resolve(r) {
+                        Some((Value::Object(t), t_at)) => (t, t_at, true),
                         _ => {
                             parameters.insert(name.clone(), p.clone());
                             self.moved(at, new_param);
+                            continue;
                         }
-                    }
-                    continue;
-                }
-                match obj.get("in").and_then(Value::as_str) {
+                    },
+                };
+                match param_in(obj) {
                     Some("body") => {
                         let consumes = self.consumes.clone();
-                        bodies.insert(name.clone(), self.request_body(obj, &at, &consumes)?);
-                        self.moved(
-                            push(&at, "schema"),
-                            body_schema_at(&new_body, &self.consumes),
-                        );
+                        bodies.insert(name.clone(), self.request_body(obj, &src_at, &consumes)?);
+                        if !followed {
+                            self.moved(push(&at, "schema"), body_schema_at(&new_body, &consumes));
+                        }
                         self.moved(at, new_body);
                     }
                     Some("formData") => {}
                     _ => {
-                        parameters.insert(name.clone(), self.parameter(obj, &at)?);
-                        self.moved_keys(obj, &at, &new_param);
+                        parameters.insert(name.clone(), self.parameter(obj, &src_at)?);
+                        if !followed {
+                            self.moved_keys(obj, &at, &new_param);
+                        }
                         self.moved(at, new_param);
                     }
                 }
@@ -329,6 +352,12 @@ impl Upgrader<'_> {
 
     fn path_item(&mut self, item: &Value, at: &[String]) -> Result<Value> {
         let obj = self.object(item, at, "a path item")?;
+        if let Some(r) = obj.get("$ref").and_then(Value::as_str)
+            && let Some((target, t_at)) = self.resolve(r)
+        {
+            // The target is in Swagger form too: convert a copy here.
+            return self.inlined(|up| up.path_item(target, &t_at));
+        }
         let params_at = push(at, "parameters");
         let shared = self.parameter_list(obj.get("parameters"), &params_at)?;
         let (kept, inherited): (Vec<Param>, Vec<Param>) = shared
@@ -372,7 +401,7 @@ impl Upgrader<'_> {
         Value::Array(list)
     }
 
-    fn parameter_list(&mut self, list: Option<&Value>, at: &[String]) -> Result<Vec<Param>> {
+    fn parameter_list(&self, list: Option<&Value>, at: &[String]) -> Result<Vec<Param>> {
         let items = match list {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
@@ -388,23 +417,30 @@ impl Upgrader<'_> {
             let p_at = push(at, &index.to_string());
             let obj = self.object(p, &p_at, "a parameter")?;
             if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
-                let target = self.resolve(r);
-                out.push(match target {
-                    Some((Value::Object(t), t_at)) if param_in(t) == Some("body") => Param::Body {
-                        param: t.clone(),
-                        reference: Some(r.to_string()),
-                        at: t_at,
-                    },
-                    Some((Value::Object(t), t_at)) if param_in(t) == Some("formData") => {
-                        Param::Form {
+                // Body and form parameters are always taken apart; other parameters stay a
+                // reference when they are shared (`#/parameters/X`), else the target is inlined.
+                let keep = Param::Keep {
+                    value: p.clone(),
+                    index,
+                };
+                out.push(match self.resolve(r) {
+                    Some((Value::Object(t), t_at)) => match param_in(t) {
+                        Some("body") => Param::Body {
+                            param: t.clone(),
+                            reference: Some(r.to_string()),
+                            at: t_at,
+                        },
+                        Some("formData") => Param::Form {
                             param: t.clone(),
                             at: t_at,
-                        }
-                    }
-                    _ => Param::Keep {
-                        value: p.clone(),
-                        index,
+                        },
+                        _ if is_shared(r, "parameters") => keep,
+                        _ => Param::Keep {
+                            value: self.parameter(t, &t_at)?,
+                            index,
+                        },
                     },
+                    _ => keep,
                 });
                 continue;
             }
@@ -428,7 +464,7 @@ impl Upgrader<'_> {
     }
 
     /// Follow a local `$ref` chain in the original document.
-    fn resolve(&self, reference: &str) -> Option<(&Value, Tokens)> {
+    fn resolve(&self, reference: &str) -> Option<(&'a Value, Tokens)> {
         let mut r = reference;
         for _ in 0..MAX_HOPS {
             let target = refs::lookup(self.root, r)?;
@@ -441,36 +477,29 @@ impl Upgrader<'_> {
         None
     }
 
-    /// `in` of the parameter a value is or refers to.
-    fn param_kind(&self, p: &Value) -> Option<&str> {
-        let target = match refs::ref_of(p) {
-            Some(r) => self.resolve(r)?.0,
-            None => p,
-        };
-        target.as_object().and_then(param_in)
-    }
-
     fn operation(&mut self, op: &Value, at: &[String], inherited: &[Param]) -> Result<Value> {
         let obj = self.object(op, at, "an operation")?;
-        let consumes = media_types(self.file, obj.get("consumes"), &push(at, "consumes"))?
+        let consumes = string_list(self.file, obj.get("consumes"), &push(at, "consumes"))?
             .map(|m| if m.is_empty() { vec![JSON.into()] } else { m })
             .unwrap_or_else(|| self.consumes.clone());
-        let produces = media_types(self.file, obj.get("produces"), &push(at, "produces"))?
+        let produces = string_list(self.file, obj.get("produces"), &push(at, "produces"))?
             .map(|m| if m.is_empty() { vec![JSON.into()] } else { m })
             .unwrap_or_else(|| self.produces.clone());
         let params_at = push(at, "parameters");
         let own = self.parameter_list(obj.get("parameters"), &params_at)?;
 
-        // The body: the operation's last body parameter, else the path item's.
-        let body = own
-            .iter()
-            .rev()
-            .chain(inherited.iter().rev())
-            .find(|p| matches!(p, Param::Body { .. }));
+        // The body: the operation's own (last body parameter, else its form fields), else the
+        // path item's the same way. Form fields of both levels merge by name.
+        let is_body = |p: &&Param| matches!(p, Param::Body { .. });
         let own_forms: Vec<&Param> = own
             .iter()
             .filter(|p| matches!(p, Param::Form { .. }))
             .collect();
+        let body = match own.iter().rev().find(is_body) {
+            Some(b) => Some(b),
+            None if own_forms.is_empty() => inherited.iter().rev().find(is_body),
+            None => None,
+        };
         let mut forms: Vec<&Param> = inherited
             .iter()
             .filter(|p| match p {
@@ -489,7 +518,7 @@ impl Upgrader<'_> {
                 reference,
                 at: param_at,
             }) => Some(match reference {
-                Some(r) if consumes == self.consumes && is_shared_param(r) => {
+                Some(r) if consumes == self.consumes && is_shared(r, "parameters") => {
                     let mut m = Map::new();
                     m.insert("$ref".into(), r.clone().into());
                     Value::Object(m)
@@ -639,7 +668,7 @@ impl Upgrader<'_> {
             let mut schema = param_schema(self.file, param, at)?;
             if let Value::Object(s) = &mut schema {
                 for (k, v) in param {
-                    if k == "description" || k.starts_with("x-") && k != "x-nullable" {
+                    if k == "description" || (k.starts_with("x-") && k != "x-nullable") {
                         s.entry(k.clone()).or_insert_with(|| v.clone());
                     }
                 }
@@ -708,8 +737,16 @@ impl Upgrader<'_> {
         produces: &[String],
     ) -> Result<Value> {
         let obj = self.object(r, at, "a response")?;
-        if obj.contains_key("$ref") {
-            return Ok(r.clone());
+        if let Some(reference) = obj.get("$ref") {
+            // Shared responses stay references; any other local target is converted in place.
+            let target = reference
+                .as_str()
+                .filter(|r| !is_shared(r, "responses"))
+                .and_then(|r| self.resolve(r));
+            return match target {
+                Some((t, t_at)) => self.inlined(|up| up.response(t, &t_at, &t_at, produces)),
+                None => Ok(r.clone()),
+            };
         }
         let schema = match obj.get("schema") {
             Some(s) => Some(schema(self.file, s, &mut push(at, "schema"), 0)?),
@@ -800,9 +837,9 @@ fn param_in(p: &Map<String, Value>) -> Option<&str> {
     p.get("in").and_then(Value::as_str)
 }
 
-/// Whether `reference` names a top-level shared parameter, `#/parameters/X`.
-fn is_shared_param(reference: &str) -> bool {
-    ref_tokens(reference).is_some_and(|t| t.len() == 2 && t[0] == "parameters")
+/// Whether `reference` names a shared object of the document, `#/<section>/X`.
+fn is_shared(reference: &str, section: &str) -> bool {
+    ref_tokens(reference).is_some_and(|t| t.len() == 2 && t[0] == section)
 }
 
 /// Where a body parameter's schema lands: under the first media type of its request body.
@@ -869,24 +906,21 @@ fn string_list(file: &str, v: Option<&Value>, at: &[String]) -> Result<Option<Ve
     }
 }
 
-fn media_types(file: &str, v: Option<&Value>, at: &[String]) -> Result<Option<Vec<String>>> {
-    string_list(file, v, at)
-}
-
 /// Server URLs from `host`, `basePath` and `schemes`.
 fn server_urls(host: Option<&str>, base: Option<&str>, schemes: &[String]) -> Vec<String> {
+    let base_given = base.is_some();
     let base = base.map(|b| b.trim_end_matches('/')).unwrap_or("");
     let base = if base.is_empty() || base.starts_with('/') {
         base.to_string()
     } else {
         format!("/{base}")
     };
-    let Some(host) = host
+    let host = host
         .map(|h| h.trim_end_matches('/'))
-        .filter(|h| !h.is_empty())
-    else {
+        .filter(|h| !h.is_empty());
+    let Some(host) = host else {
         return match base.as_str() {
-            "" if host.is_none() && schemes.is_empty() => Vec::new(),
+            _ if !base_given => Vec::new(),
             "" => vec!["/".into()],
             b => vec![b.to_string()],
         };
@@ -1058,10 +1092,6 @@ fn schema(file: &str, v: &Value, at: &mut Tokens, depth: usize) -> Result<Value>
                 out.entry("nullable").or_insert(Value::Bool(*b));
                 None
             }
-            ("nullable", _) => {
-                out.insert(k.clone(), v.clone());
-                None
-            }
             ("type", _) if is_file => {
                 out.insert("type".into(), "string".into());
                 out.insert("format".into(), "binary".into());
@@ -1121,6 +1151,68 @@ fn rewrite_refs(root: &mut Value, moves: &HashMap<Tokens, Tokens>) {
             _ => {}
         }
     }
+}
+
+/// Convert, in place, the schemas that converted parts reach by `$ref` outside `paths` and
+/// `components`: files that `bundle` joined under `$bundle`, and `x-` sections.
+fn convert_outside(file: &str, out: &mut Value) -> Result<()> {
+    let mut queue: Vec<String> = Vec::new();
+    for key in ["paths", "components"] {
+        if let Some(v) = out.get(key) {
+            collect_refs(v, &mut queue);
+        }
+    }
+    let mut done: HashSet<Tokens> = HashSet::new();
+    while let Some(r) = queue.pop() {
+        let Some(tokens) = ref_tokens(&r) else {
+            continue;
+        };
+        let outside = tokens
+            .first()
+            .is_some_and(|t| t == crate::bundle::BUNDLE_KEY || t.starts_with("x-"));
+        if !outside || !done.insert(tokens.clone()) {
+            continue;
+        }
+        let Some(target) = lookup_mut(out, &tokens) else {
+            continue;
+        };
+        // Converting twice is harmless (the rewrite is idempotent), so overlapping targets are fine.
+        let converted = schema(file, target, &mut tokens.clone(), 0)?;
+        collect_refs(&converted, &mut queue);
+        *target = converted;
+    }
+    Ok(())
+}
+
+/// Every local `$ref` string under `v`.
+fn collect_refs(v: &Value, out: &mut Vec<String>) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref")
+                    && r.starts_with('#')
+                {
+                    out.push(r.clone());
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+}
+
+fn lookup_mut<'v>(root: &'v mut Value, tokens: &[String]) -> Option<&'v mut Value> {
+    let mut node = root;
+    for t in tokens {
+        node = match node {
+            Value::Object(m) => m.get_mut(t)?,
+            Value::Array(items) => items.get_mut(t.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(node)
 }
 
 /// The new form of `reference` when its longest moved prefix is in `moves`; the rest of the
@@ -1400,7 +1492,7 @@ mod tests {
             json!({"type": "string"})
         );
         assert!(item["get"].get("parameters").is_none());
-        // A file makes the form multipart; body wins over the inherited one-off body parameter.
+        // A file makes the form multipart; own form fields win over the path item's body.
         let patch = &item["patch"]["requestBody"];
         assert_eq!(patch["required"], true);
         assert_eq!(
@@ -1465,10 +1557,12 @@ mod tests {
                         "r": {"$ref": "#/paths/~1a/post/responses/200/schema"}}}}}}}}
         }));
         let get = &v["paths"]["/a"]["get"];
+        // A reference to a parameter that is not shared is inlined in its converted form.
         assert_eq!(
-            get["parameters"][0]["$ref"],
-            "#/paths/~1a/post/parameters/0"
+            get["parameters"][0],
+            v["paths"]["/a"]["post"]["parameters"][0]
         );
+        assert_eq!(get["parameters"][0]["schema"]["type"], "array");
         let props = &get["responses"]["200"]["content"]["application/json"]["schema"]["properties"];
         assert_eq!(
             props["b"]["$ref"],
@@ -1482,10 +1576,49 @@ mod tests {
             props["r"]["$ref"],
             "#/paths/~1a/post/responses/200/content/application~1json/schema"
         );
-        for r in [&props["b"], &props["i"], &props["r"], &get["parameters"][0]] {
+        for r in [&props["b"], &props["i"], &props["r"]] {
             let r = r["$ref"].as_str().unwrap();
             assert!(refs::lookup(&v, r).is_some(), "{r} dangles");
         }
+    }
+
+    #[test]
+    fn references_into_bundled_files_are_converted() {
+        // What `bundle` makes of a split document: other files under `$bundle`, local refs.
+        let v = up(json!({
+            "swagger": "2.0", "info": {"title": "t", "version": "1"},
+            "paths": {
+                "/a": {"$ref": "#/$bundle/a.yaml"},
+                "/b": {"get": {
+                    "parameters": [{"$ref": "#/$bundle/p.yaml/limit"}],
+                    "responses": {"200": {"$ref": "#/$bundle/p.yaml/ok"}}}}},
+            "$bundle": {
+                "a.yaml": {"post": {"parameters": [{"$ref": "#/$bundle/p.yaml/body"}]}},
+                "p.yaml": {
+                    "limit": {"name": "limit", "in": "query", "type": "integer"},
+                    "body": {"name": "b", "in": "body", "schema": {"$ref": "#/$bundle/s.yaml/Pet"}},
+                    "ok": {"description": "ok", "schema": {"$ref": "#/$bundle/s.yaml/Pet"}}},
+                "s.yaml": {"Pet": {"type": "object", "properties": {
+                    "tag": {"type": "string", "x-nullable": true},
+                    "owner": {"$ref": "#/$bundle/s.yaml/Owner"}}},
+                    "Owner": {"type": "object", "discriminator": "kind"}}}
+        }));
+        let paths = &v["paths"];
+        assert_eq!(
+            paths["/a"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/$bundle/s.yaml/Pet"
+        );
+        assert_eq!(
+            paths["/b"]["get"]["parameters"][0],
+            json!({"name": "limit", "in": "query", "schema": {"type": "integer"}})
+        );
+        assert_eq!(
+            paths["/b"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            "#/$bundle/s.yaml/Pet"
+        );
+        let s = &v["$bundle"]["s.yaml"];
+        assert_eq!(s["Pet"]["properties"]["tag"]["nullable"], true);
+        assert_eq!(s["Owner"]["discriminator"], json!({"propertyName": "kind"}));
     }
 
     #[test]

@@ -23,7 +23,7 @@ fn every_spec_matches_its_snapshot() {
         specs.len()
     );
     for path in specs {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let name = common::scenario_name(&path);
         check(&name, common::convert_json(&path, &Options::default()));
     }
 }

@@ -8,21 +8,35 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every scenario document in `specs/` (not `specs/invalid/`), sorted.
+/// Every scenario in `specs/`, sorted: each top-level `.yaml`/`.json` file, and each folder with an
+/// `openapi.yaml` entry document (multi-file specs). `specs/invalid/` and `specs/hints/` are not
+/// scenarios.
 pub fn specs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(root().join("specs"))
         .expect("specs/ exists")
         .map(|e| e.expect("readable entry").path())
-        .filter(|p| {
-            p.is_file()
-                && matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("yaml" | "yml" | "json")
-                )
+        .filter_map(|p| {
+            if p.is_dir() {
+                let entry = p.join("openapi.yaml");
+                return entry.is_file().then_some(entry);
+            }
+            let ext = p.extension().and_then(|e| e.to_str());
+            matches!(ext, Some("yaml" | "yml" | "json")).then_some(p)
         })
         .collect();
     out.sort();
     out
+}
+
+/// A scenario's snapshot name: the file name, or the folder name for a multi-file spec.
+pub fn scenario_name(path: &Path) -> String {
+    let file = path.file_name().unwrap().to_string_lossy().to_string();
+    if file == "openapi.yaml" {
+        let dir = path.parent().unwrap().file_name().unwrap();
+        dir.to_string_lossy().to_string()
+    } else {
+        file
+    }
 }
 
 /// `../shared` beside the checkout, if present.
