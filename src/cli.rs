@@ -31,6 +31,8 @@ pub enum Command {
     Lint(LintArgs),
     /// Print a Markdown table of every tool's hints, where each came from, findings and review state.
     Review(ReviewArgs),
+    /// Run the tools as an MCP server over stdio that sends each call to the real API.
+    Serve(crate::serve::ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -173,6 +175,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Hints(args) => hints(&args),
         Command::Lint(args) => lint(&args),
         Command::Review(args) => review(&args),
+        Command::Serve(args) => crate::serve::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -31,6 +31,7 @@ pub mod refs;
 pub mod report;
 pub mod review;
 pub mod schema;
+pub mod serve;
 pub mod swagger;
 pub mod tool;
 pub mod vocab;
