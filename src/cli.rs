@@ -141,6 +141,17 @@ pub struct SelectArgs {
     /// follow `$ref`). Recursive schemas keep `$defs`.
     #[arg(long)]
     pub inline_refs: bool,
+    /// Most bytes (compact JSON) of one tool's input or output schema, counting referenced
+    /// definitions nearest first; definitions past it become described stubs that accept any
+    /// value of their type. `0`: no limit (every schema complete).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::DEFAULT_SCHEMA_BUDGET)]
+    pub schema_budget: usize,
+    /// Expand `$ref`s at most N levels deep; deeper definitions become described stubs.
+    #[arg(long, value_name = "N")]
+    pub max_ref_depth: Option<usize>,
+    /// Leave out `outputSchema` (responses are still returned; clients just cannot validate them).
+    #[arg(long)]
+    pub no_output_schema: bool,
 }
 
 fn parse_method(s: &str) -> std::result::Result<Method, String> {
@@ -164,6 +175,9 @@ impl SelectArgs {
             name_style: self.name_style,
             max_name_len: self.max_name_len,
             inline_refs: self.inline_refs,
+            schema_budget: (self.schema_budget > 0).then_some(self.schema_budget),
+            max_ref_depth: self.max_ref_depth,
+            output_schema: !self.no_output_schema,
         }
     }
 }

@@ -52,7 +52,17 @@ pub struct Options {
     pub max_name_len: usize,
     /// Inline every non-recursive `$ref` instead of emitting `$defs`.
     pub inline_refs: bool,
+    /// Most bytes (compact JSON) of one tool's input or output schema; definitions past it become
+    /// described stubs. `None`: no limit.
+    pub schema_budget: Option<usize>,
+    /// Most levels of `$ref` expansion in one schema. `None`: no limit.
+    pub max_ref_depth: Option<usize>,
+    /// Emit `outputSchema` (on by default).
+    pub output_schema: bool,
 }
+
+/// The default per-schema budget: see README, "Output size".
+pub const DEFAULT_SCHEMA_BUDGET: usize = 32 * 1024;
 
 impl Default for Options {
     fn default() -> Self {
@@ -61,6 +71,9 @@ impl Default for Options {
             name_style: NameStyle::Snake,
             max_name_len: 64,
             inline_refs: false,
+            schema_budget: Some(DEFAULT_SCHEMA_BUDGET),
+            max_ref_depth: None,
+            output_schema: true,
         }
     }
 }
@@ -138,9 +151,13 @@ pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conve
     let names = naming::assign(&wanted, options.max_name_len, options.name_style);
     let mut conv = schema::Converter::new(&doc.file, &doc.root);
     conv.inline_refs = options.inline_refs;
+    conv.limits = schema::Limits {
+        budget: options.schema_budget,
+        max_ref_depth: options.max_ref_depth,
+    };
     let mut tools = Vec::with_capacity(selected.len());
     for (op, named) in selected.into_iter().zip(names) {
-        tools.push(tool::build(op, named, &mut conv)?);
+        tools.push(tool::build(op, named, &mut conv, options.output_schema)?);
     }
     let mut notices = Vec::new();
     if api.operations.is_empty() && api.webhooks > 0 {

@@ -18,7 +18,7 @@
 use crate::error::{Error, Result, escape_token};
 use crate::refs;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::rc::Rc;
 
@@ -42,6 +42,19 @@ const MAX_INLINE_DEPTH: usize = 64;
 pub struct Converted {
     pub value: Value,
     pub refs: Vec<usize>,
+    /// Compact JSON size of `value` in bytes (set for cached definitions).
+    pub size: usize,
+}
+
+/// Limits on how much of the referenced definitions one tool schema carries. Definitions past a
+/// limit become described stubs that accept any value of their type, so a cut schema still
+/// accepts every instance the full one accepts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Most bytes (compact JSON) one schema may hold, counting kept definitions nearest first.
+    pub budget: Option<usize>,
+    /// Most levels of `$ref` to expand (1: only definitions the schema names directly).
+    pub max_ref_depth: Option<usize>,
 }
 
 /// Converts schemas of one document, caching each referenced definition per direction.
@@ -50,10 +63,12 @@ pub struct Converter<'a> {
     root: &'a Value,
     /// Inline every non-recursive definition instead of emitting `$defs`.
     pub inline_refs: bool,
+    /// Size and depth limits for each finished schema.
+    pub limits: Limits,
     pointers: Vec<String>,
     names: Vec<String>,
     by_pointer: HashMap<String, usize>,
-    taken: HashSet<String>,
+    by_name: HashMap<String, usize>,
     cache: HashMap<(usize, Direction), Rc<Converted>>,
 }
 
@@ -63,10 +78,11 @@ impl<'a> Converter<'a> {
             file,
             root,
             inline_refs: false,
+            limits: Limits::default(),
             pointers: Vec::new(),
             names: Vec::new(),
             by_pointer: HashMap::new(),
-            taken: HashSet::new(),
+            by_name: HashMap::new(),
             cache: HashMap::new(),
         }
     }
@@ -85,7 +101,11 @@ impl<'a> Converter<'a> {
     pub fn convert(&mut self, schema: &Value, dir: Direction, at: &str) -> Result<Converted> {
         let mut refs = Vec::new();
         let value = self.conv(schema, dir, at, &mut refs, 0)?;
-        Ok(Converted { value, refs })
+        Ok(Converted {
+            value,
+            refs,
+            size: 0,
+        })
     }
 
     /// Whether a raw schema is marked `readOnly` (or `writeOnly` for [`Direction::Output`]),
@@ -107,33 +127,57 @@ impl<'a> Converter<'a> {
     /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
     /// finished, self-contained schema.
     pub fn finish(&mut self, root: Value, refs: &[usize], dir: Direction) -> Result<Value> {
-        // Breadth-first closure over the cached definitions.
-        let mut seen: Vec<usize> = Vec::new();
-        let mut queue: Vec<usize> = refs.to_vec();
-        let mut converted: HashMap<usize, Rc<Converted>> = HashMap::new();
-        while let Some(id) = queue.pop() {
-            if converted.contains_key(&id) {
+        if refs.is_empty() {
+            return Ok(root);
+        }
+        // Breadth-first over the cached definitions, nearest first, so that a size budget or a
+        // depth limit keeps what is closest to the root and stubs the rest.
+        let mut used = json_size(&root);
+        let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut kept: HashMap<usize, Rc<Converted>> = HashMap::new();
+        let mut stubs: Vec<(usize, Value)> = Vec::new();
+        while let Some((id, level)) = queue.pop_front() {
+            if !seen.insert(id) {
                 continue;
             }
             let c = self.definition(id, dir)?;
-            queue.extend(
-                c.refs
-                    .iter()
-                    .copied()
-                    .filter(|r| !converted.contains_key(r)),
-            );
-            converted.insert(id, c);
-            seen.push(id);
-        }
-        if seen.is_empty() {
-            return Ok(root);
+            let too_deep = self.limits.max_ref_depth.is_some_and(|max| level > max);
+            let too_big = self.limits.budget.is_some_and(|b| used + c.size > b);
+            if too_deep || too_big {
+                let why = if too_deep {
+                    "reference depth limit"
+                } else {
+                    "schema size budget"
+                };
+                let stub = stub(&self.names[id], &c.value, why);
+                used += json_size(&stub);
+                stubs.push((id, stub));
+                continue;
+            }
+            used += c.size;
+            queue.extend(c.refs.iter().map(|&r| (r, level + 1)));
+            kept.insert(id, c);
         }
         if self.inline_refs {
-            return Ok(self.inline_all(root, &converted));
+            for (id, stub) in stubs {
+                kept.insert(
+                    id,
+                    Rc::new(Converted {
+                        value: stub,
+                        refs: Vec::new(),
+                        size: 0,
+                    }),
+                );
+            }
+            return Ok(self.inline_all(root, &kept));
         }
         let mut defs: BTreeMap<&str, Value> = BTreeMap::new();
-        for id in &seen {
-            defs.insert(&self.names[*id], converted[id].value.clone());
+        for (id, c) in &kept {
+            defs.insert(&self.names[*id], c.value.clone());
+        }
+        for (id, stub) in stubs {
+            defs.insert(&self.names[id], stub);
         }
         Ok(with_defs(
             root,
@@ -182,7 +226,7 @@ impl<'a> Converter<'a> {
     /// The definition named by a converted `#/$defs/NAME` reference.
     fn id_of_def_ref(&self, reference: &str) -> Option<usize> {
         let name = crate::error::unescape_token(reference.strip_prefix("#/$defs/")?);
-        self.names.iter().position(|n| *n == name)
+        self.by_name.get(&name).copied()
     }
 
     /// The converted form of definition `id`, converting and caching it on first use.
@@ -194,7 +238,9 @@ impl<'a> Converter<'a> {
         let root = self.root;
         let target = refs::lookup(root, &format!("#{pointer}"))
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
-        let c = Rc::new(self.convert(target, dir, &pointer)?);
+        let mut c = self.convert(target, dir, &pointer)?;
+        c.size = json_size(&c.value);
+        let c = Rc::new(c);
         self.cache.insert((id, dir), c.clone());
         Ok(c)
     }
@@ -216,12 +262,12 @@ impl<'a> Converter<'a> {
         let base = def_name(&pointer);
         let mut name = base.clone();
         let mut n = 2;
-        while self.taken.contains(&name) {
+        while self.by_name.contains_key(&name) {
             name = format!("{base}_{n}");
             n += 1;
         }
         let id = self.pointers.len();
-        self.taken.insert(name.clone());
+        self.by_name.insert(name.clone(), id);
         self.names.push(name);
         self.pointers.push(pointer.clone());
         self.by_pointer.insert(pointer, id);
@@ -518,6 +564,42 @@ impl Inliner<'_> {
             _ => v.clone(),
         }
     }
+}
+
+/// Compact JSON size of `v` in bytes, without building the string.
+pub fn json_size(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+/// What stands in for a definition past a limit: any value of the definition's type, described.
+fn stub(name: &str, def: &Value, why: &str) -> Value {
+    let mut m = Map::new();
+    if let Some(t) = def.get("type").filter(|t| t.is_string()) {
+        m.insert("type".into(), t.clone());
+    }
+    let summary = def
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.lines().next())
+        .map(|d| d.chars().take(160).collect::<String>());
+    let text = match summary {
+        Some(d) if !d.trim().is_empty() => format!("{name}: {} (not expanded: {why})", d.trim()),
+        _ => format!("{name} (not expanded: {why})"),
+    };
+    m.insert("description".into(), Value::String(text));
+    Value::Object(m)
 }
 
 /// Combine an inlined definition with the keywords that stood beside its `$ref`.

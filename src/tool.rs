@@ -122,7 +122,12 @@ impl Tool {
 }
 
 /// Build the tool for `op`, with its final `naming` already decided.
-pub fn build(op: &Operation<'_>, naming: Named, conv: &mut Converter<'_>) -> Result<Tool> {
+pub fn build(
+    op: &Operation<'_>,
+    naming: Named,
+    conv: &mut Converter<'_>,
+    with_output: bool,
+) -> Result<Tool> {
     let hints = hints::suggest(op.method, &op.hints);
     let summary = op.summary.map(str::trim).filter(|s| !s.is_empty());
     let override_title = op.hints.iter().rev().find_map(|h| h.title.clone());
@@ -131,7 +136,11 @@ pub fn build(op: &Operation<'_>, naming: Named, conv: &mut Converter<'_>) -> Res
         .unwrap_or_else(|| crate::naming::readable(&naming.wanted));
     let description = describe(op, summary);
     let (input_schema, arguments, body) = input(op, conv)?;
-    let (output_schema, output_wrapped) = output(op, conv)?;
+    let (output_schema, output_wrapped) = if with_output {
+        output(op, conv)?
+    } else {
+        (None, None)
+    };
     Ok(Tool {
         name: naming.name.clone(),
         title,

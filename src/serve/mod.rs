@@ -1,23 +1,246 @@
 //! Serve: runs the converted tools as a live MCP server over stdio that calls the real API.
+//!
+//! `tools/list` answers exactly what `convert` emits for the same options; `tools/call` validates
+//! the arguments against the tool's `inputSchema`, builds the HTTP request from the call mapping
+//! (`_meta["openapi-mcp/http"]`), sends it, and returns the response as a tool result. The
+//! stages live in one module each: [`validate`], [`request`], [`auth`], [`http`], [`response`],
+//! and [`server`] ties them to rmcp's `ServerHandler`.
+
+pub mod auth;
+pub mod http;
+pub mod request;
+pub mod response;
+pub mod server;
+pub mod validate;
 
 use crate::cli::SelectArgs;
 use crate::error::{Error, Result};
 use clap::Args;
-use std::path::PathBuf;
+use rmcp::ServiceExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// `openapi-mcp serve` arguments.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The OpenAPI document.
+    /// The OpenAPI document (a file: standard input carries the protocol).
     pub spec: String,
     /// Apply this reviewed hints file.
     #[arg(long, value_name = "FILE")]
     pub hints: Option<PathBuf>,
+    /// Send every request to this base URL instead of the document's servers (it replaces the
+    /// server URL entirely, so include any path prefix such as `/v1`).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Add this header to every request: `--header 'Name: value'` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// Seconds one request may take (connecting, sending, reading the response).
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+    /// Log one line per request to standard error: method, URL (credentials hidden), status,
+    /// duration.
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub select: SelectArgs,
 }
 
 /// Run the server until standard input closes; returns the exit code.
-pub fn run(_args: &ServeArgs) -> Result<i32> {
-    Err(Error::Usage("serve is not implemented yet".into()))
+pub fn run(args: &ServeArgs) -> Result<i32> {
+    let state = prepare(args, &|name| std::env::var(name).ok())?;
+    eprintln!(
+        "openapi-mcp: serving {} tool(s) of {:?} over stdio",
+        state.entries.len(),
+        state.name
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+    let server = server::Server::new(state);
+    let code = runtime.block_on(async move {
+        match server.serve(rmcp::transport::stdio()).await {
+            Ok(running) => match running.waiting().await {
+                Ok(_) => 0,
+                Err(e) => {
+                    eprintln!("openapi-mcp: error: the server stopped: {e}");
+                    1
+                }
+            },
+            Err(e) => {
+                eprintln!("openapi-mcp: error: the MCP session did not start: {e}");
+                1
+            }
+        }
+    });
+    // Tokio's stdin reader may still be blocked in a read; do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    Ok(code)
+}
+
+/// Load the spec, convert it, and resolve base URLs, headers and credentials. `env` reads
+/// environment variables.
+pub fn prepare(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<server::State> {
+    if args.spec == "-" {
+        return Err(Error::Usage(
+            "serve reads the MCP protocol from standard input, so SPEC must be a file, not `-`"
+                .into(),
+        ));
+    }
+    if args.timeout == 0 {
+        return Err(Error::Usage("--timeout must be at least 1 second".into()));
+    }
+    let headers = args
+        .headers
+        .iter()
+        .map(|h| parse_header(h))
+        .collect::<Result<Vec<_>>>()?;
+    let base_url = args.base_url.as_deref().map(absolute_url).transpose()?;
+
+    let doc = crate::load::load_file(Path::new(&args.spec))?;
+    let mut conversion = crate::convert_document(&doc, &args.select.options())?;
+    for n in &conversion.notices {
+        eprintln!("openapi-mcp: note: {n}");
+    }
+    if let Some(path) = &args.hints {
+        crate::review::HintsFile::load(path)?.apply(&mut conversion.tools)?;
+    }
+
+    let security = auth::Security::read(&doc.root);
+    let credentials = auth::Auth::from_env(&security, env);
+    let mut entries = Vec::with_capacity(conversion.tools.len());
+    for tool in conversion.tools {
+        let base = match &base_url {
+            Some(b) => b.clone(),
+            None => server_url(&tool)?,
+        };
+        let listed: rmcp::model::Tool = serde_json::from_value(crate::emit::tool_json(&tool))
+            .map_err(|e| Error::Usage(format!("tool {}: not a valid MCP tool: {e}", tool.name)))?;
+        let requirement = security.requirement(&doc.root, &tool.origin.pointer);
+        let creds = credentials.for_requirement(&requirement);
+        entries.push(server::Entry::new(tool, listed, base, creds));
+    }
+    for note in &credentials.notes {
+        eprintln!("openapi-mcp: {note}");
+    }
+    let name = if conversion.title.trim().is_empty() {
+        "openapi-mcp".to_string()
+    } else {
+        conversion.title.clone()
+    };
+    let version = if conversion.version.trim().is_empty() {
+        env!("CARGO_PKG_VERSION").to_string()
+    } else {
+        conversion.version.clone()
+    };
+    Ok(server::State {
+        name,
+        version,
+        entries,
+        client: http::Client::new(Duration::from_secs(args.timeout), args.verbose),
+        headers,
+        secrets: credentials.secrets(),
+    })
+}
+
+/// `Name: value` -> (name, value). The name must be an HTTP token and the value free of line
+/// breaks; the value is never echoed (it may be a credential).
+fn parse_header(h: &str) -> Result<(String, String)> {
+    let bad = |why: &str| Error::Usage(format!("--header: {why} (expected 'Name: value')"));
+    let (name, value) = h.split_once(':').ok_or_else(|| bad("no `:`"))?;
+    let name = name.trim();
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        return Err(bad(&format!("{name:?} is not a header name")));
+    }
+    let value = value.trim();
+    if value.chars().any(|c| c.is_control() && c != '\t') || !value.is_ascii() {
+        return Err(bad(&format!(
+            "the value of {name} must be ASCII text without control characters"
+        )));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
+/// Check that `url` is an absolute http(s) URL with a host; return it without a trailing slash.
+fn absolute_url(url: &str) -> Result<String> {
+    let url = url.trim();
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--base-url {url:?}: expected an absolute http:// or https:// URL"
+            ))
+        })?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || rest.contains(['?', '#']) || url.contains(char::is_whitespace) {
+        return Err(Error::Usage(format!(
+            "--base-url {url:?}: expected scheme://host[:port][/path], without query or fragment"
+        )));
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+/// The tool's first server, which must be absolute when `--base-url` is not given.
+fn server_url(tool: &crate::Tool) -> Result<String> {
+    let Some(server) = tool.call.servers.first() else {
+        return Err(Error::Usage(format!(
+            "tool {}: the document declares no server; pass --base-url URL (the API's absolute URL)",
+            tool.name
+        )));
+    };
+    if server.contains('{') {
+        return Err(Error::Usage(format!(
+            "tool {}: server URL {server:?} has a variable without a default; pass --base-url URL",
+            tool.name
+        )));
+    }
+    if !(server.starts_with("http://") || server.starts_with("https://")) {
+        return Err(Error::Usage(format!(
+            "tool {}: server URL {server:?} is relative; pass --base-url with the API's absolute URL (for example https://api.example.com{})",
+            tool.name,
+            if server.starts_with('/') {
+                server.as_str()
+            } else {
+                ""
+            }
+        )));
+    }
+    absolute_url(server).map_err(|_| {
+        Error::Usage(format!(
+            "tool {}: server URL {server:?} is not usable; pass --base-url URL",
+            tool.name
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_parse() {
+        assert_eq!(
+            parse_header("X-Api-Version:  2 ").unwrap(),
+            ("X-Api-Version".to_string(), "2".to_string())
+        );
+        assert!(parse_header("no colon").is_err());
+        assert!(parse_header("Bad Name: x").is_err());
+        let e = parse_header("X: a\nb").unwrap_err().to_string();
+        assert!(!e.contains("a\nb"));
+    }
+
+    #[test]
+    fn base_urls() {
+        assert_eq!(
+            absolute_url("http://127.0.0.1:8/v1/").unwrap(),
+            "http://127.0.0.1:8/v1"
+        );
+        assert!(absolute_url("/v1").is_err());
+        assert!(absolute_url("ftp://x").is_err());
+        assert!(absolute_url("http:///x").is_err());
+        assert!(absolute_url("http://h/?q=1").is_err());
+    }
 }

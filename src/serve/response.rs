@@ -1,0 +1,238 @@
+//! Response: turns the API's HTTP response into an MCP `CallToolResult` — JSON as
+//! `structuredContent` (wrapped like the `outputSchema`) plus a text copy, other text as text,
+//! binary as a short description, and any non-2xx status as a tool error with a body excerpt.
+
+use super::auth::redact;
+use super::http::Reply;
+use crate::model::json_rank;
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value};
+
+/// Longest body excerpt in an error result, in characters.
+pub const EXCERPT: usize = 2000;
+
+/// A tool error result with one text block.
+pub fn error(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.into())])
+}
+
+/// The result for `reply`. `wrapped` is the tool's `output.wrapped` key; `check` validates
+/// structured content against the tool's `outputSchema` (when it has one), returning the first
+/// problem.
+pub fn to_result(
+    reply: &Reply,
+    shown: &str,
+    wrapped: Option<&str>,
+    check: &dyn Fn(&Value) -> Option<String>,
+    secrets: &[String],
+) -> CallToolResult {
+    let status = reply.status_line();
+    let content_type = reply.content_type.as_deref().unwrap_or("");
+    let text = textual(content_type, &reply.body);
+    if !(200..300).contains(&reply.status) {
+        let excerpt = match &text {
+            Some(t) if t.trim().is_empty() => "(empty body)".to_string(),
+            Some(t) => excerpt(t),
+            None => binary(content_type, reply.body.len()),
+        };
+        return error(redact(
+            &format!("HTTP {status} from {shown}\n{excerpt}"),
+            secrets,
+        ));
+    }
+    let Some(text) = text else {
+        return CallToolResult::success(vec![ContentBlock::text(format!(
+            "HTTP {status}: {}",
+            binary(content_type, reply.body.len())
+        ))]);
+    };
+    if text.trim().is_empty() {
+        return CallToolResult::success(vec![ContentBlock::text(format!(
+            "HTTP {status} (empty body)"
+        ))]);
+    }
+    let json = if json_rank(content_type).is_some() || content_type.is_empty() {
+        serde_json::from_str::<Value>(&text).ok()
+    } else {
+        None
+    };
+    let Some(value) = json else {
+        return CallToolResult::success(vec![ContentBlock::text(text)]);
+    };
+    let structured = match (wrapped, value) {
+        (Some(key), v) => {
+            let mut m = Map::new();
+            m.insert(key.to_string(), v);
+            Value::Object(m)
+        }
+        (None, v @ Value::Object(_)) => v,
+        // No outputSchema and not an object: MCP wants an object, so text only.
+        (None, _) => return CallToolResult::success(vec![ContentBlock::text(text)]),
+    };
+    if let Some(problem) = check(&structured) {
+        return error(format!(
+            "HTTP {status}: the request succeeded, but the response does not match the tool's \
+             outputSchema ({problem}); the response body follows.\n{text}"
+        ));
+    }
+    let mut result = CallToolResult::structured(structured);
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+/// The body as text when the media type is textual (or unknown but valid UTF-8).
+fn textual(content_type: &str, body: &[u8]) -> Option<String> {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let texty = essence.is_empty()
+        || essence.starts_with("text/")
+        || json_rank(&essence).is_some()
+        || essence.ends_with("+xml")
+        || essence.ends_with("/xml")
+        || matches!(
+            essence.as_str(),
+            "application/javascript"
+                | "application/x-www-form-urlencoded"
+                | "application/yaml"
+                | "application/x-yaml"
+                | "application/graphql"
+        );
+    if !texty {
+        return None;
+    }
+    String::from_utf8(body.to_vec()).ok()
+}
+
+fn binary(content_type: &str, len: usize) -> String {
+    let ct = if content_type.is_empty() {
+        "unknown type"
+    } else {
+        content_type
+    };
+    format!("binary response ({ct}, {len} bytes) not shown")
+}
+
+fn excerpt(text: &str) -> String {
+    let mut out: String = text.chars().take(EXCERPT).collect();
+    if out.len() < text.len() {
+        out.push_str(" [...]");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn reply(status: u16, ct: &str, body: &[u8]) -> Reply {
+        Reply {
+            status,
+            content_type: (!ct.is_empty()).then(|| ct.to_string()),
+            body: body.to_vec(),
+        }
+    }
+
+    fn ok(_: &Value) -> Option<String> {
+        None
+    }
+
+    fn json_of(r: &CallToolResult) -> Value {
+        serde_json::to_value(r).unwrap()
+    }
+
+    #[test]
+    fn json_becomes_structured_content() {
+        let r = to_result(
+            &reply(200, "application/json", br#"{"id":1}"#),
+            "u",
+            None,
+            &ok,
+            &[],
+        );
+        let v = json_of(&r);
+        assert_eq!(v["structuredContent"], json!({"id": 1}));
+        assert_eq!(v["content"][0]["text"], r#"{"id":1}"#);
+        assert_eq!(v["isError"], false);
+    }
+
+    #[test]
+    fn wrapped_output() {
+        let r = to_result(
+            &reply(200, "application/json", b"[1,2]"),
+            "u",
+            Some("result"),
+            &ok,
+            &[],
+        );
+        assert_eq!(json_of(&r)["structuredContent"], json!({"result": [1, 2]}));
+        let r = to_result(
+            &reply(200, "application/json", b"[1,2]"),
+            "u",
+            None,
+            &ok,
+            &[],
+        );
+        assert!(json_of(&r).get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn errors_text_and_binary() {
+        let r = to_result(
+            &reply(404, "text/plain", b"no such pet"),
+            "http://h/p",
+            None,
+            &ok,
+            &[],
+        );
+        let v = json_of(&r);
+        assert_eq!(v["isError"], true);
+        assert_eq!(
+            v["content"][0]["text"],
+            "HTTP 404 Not Found from http://h/p\nno such pet"
+        );
+        let r = to_result(&reply(200, "image/png", &[0, 1, 2]), "u", None, &ok, &[]);
+        assert_eq!(
+            json_of(&r)["content"][0]["text"],
+            "HTTP 200 OK: binary response (image/png, 3 bytes) not shown"
+        );
+        let r = to_result(&reply(200, "text/csv", b"a,b"), "u", None, &ok, &[]);
+        assert_eq!(json_of(&r)["content"][0]["text"], "a,b");
+    }
+
+    #[test]
+    fn output_mismatch_is_reported() {
+        let bad = |_: &Value| Some("\"x\" is not of type \"integer\"".to_string());
+        let r = to_result(
+            &reply(201, "application/json", br#"{"id":"x"}"#),
+            "u",
+            None,
+            &bad,
+            &[],
+        );
+        let v = json_of(&r);
+        assert_eq!(v["isError"], true);
+        assert!(
+            v["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("the request succeeded")
+        );
+    }
+
+    #[test]
+    fn secrets_are_redacted_from_errors() {
+        let r = to_result(
+            &reply(401, "text/plain", b"bad key s3cret"),
+            "u",
+            None,
+            &ok,
+            &["s3cret".into()],
+        );
+        assert!(!json_of(&r).to_string().contains("s3cret"));
+    }
+}

@@ -1,0 +1,126 @@
+"""Drive `openapi-mcp serve` with the official MCP Python SDK client.
+
+Usage: serve_client.py BINARY SPEC
+
+Starts a local HTTP API (http.server on 127.0.0.1, port 0) that records requests, launches
+`BINARY serve SPEC --base-url ...` through `mcp.client.stdio.stdio_client`, and with a
+`ClientSession` initializes, lists the tools and calls some of them. Prints a short transcript
+and exits non-zero when a check fails. Run by tests/serve_python.rs.
+"""
+
+import asyncio
+import http.server
+import json
+import sys
+import threading
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+RECEIVED = []
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def _answer(self, status, content_type, body):
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        RECEIVED.append(
+            {"method": "GET", "path": self.path, "x-api-key": self.headers.get("X-API-Key")}
+        )
+        if self.path.startswith("/v1/files/"):
+            self._answer(200, "application/json", json.dumps({"id": "f-1", "size": 3}))
+        else:
+            self._answer(404, "application/json", json.dumps({"error": "no such thing"}))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        RECEIVED.append({"method": "POST", "path": self.path, "body": body.decode()})
+        self._answer(201, "application/json", json.dumps({"id": 7, **json.loads(body)}))
+
+    def log_message(self, *args):
+        pass
+
+
+def show(label, value):
+    text = json.dumps(value, sort_keys=True)
+    print(f"python-sdk: {label}: {text}")
+
+
+def check(condition, message):
+    if not condition:
+        print(f"python-sdk: FAILED: {message}")
+        sys.exit(1)
+
+
+async def run(binary, spec, base):
+    params = StdioServerParameters(
+        command=binary,
+        args=["serve", spec, "--base-url", base, "--verbose"],
+        env={"OPENAPI_MCP_HEADERKEY": "py-key-1", "OPENAPI_MCP_BEARER_TOKEN": "py-tok-2"},
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            show("initialize -> serverInfo", init.server_info.model_dump(exclude_none=True))
+            show("initialize -> protocolVersion", init.protocol_version)
+            check(init.server_info.name == "Serve Test API", "serverInfo.name is the API title")
+
+            tools = await session.list_tools()
+            names = [t.name for t in tools.tools]
+            show("tools/list -> names", names)
+            check("get_file" in names and "create_pet" in names, "tools listed")
+            get_file = next(t for t in tools.tools if t.name == "get_file")
+            meta = (get_file.meta or {}).get("openapi-mcp/http", {})
+            show("tools/list -> get_file _meta", meta)
+            check(meta.get("path") == "/files/{id}", "the call mapping is listed")
+
+            result = await session.call_tool("get_file", {"id": "a/b c?"})
+            show("tools/call get_file {id: 'a/b c?'} -> structuredContent", result.structured_content)
+            show("  request received by the API", RECEIVED[-1])
+            check(not result.is_error, "get_file succeeded")
+            check(result.structured_content == {"id": "f-1", "size": 3}, "structured content")
+            check(RECEIVED[-1]["path"] == "/v1/files/a%2Fb%20c%3F", "path encoded as one segment")
+            check(RECEIVED[-1]["x-api-key"] == "py-key-1", "API key from the environment")
+
+            result = await session.call_tool("create_pet", {"name": "Rex", "tags": ["a"]})
+            show("tools/call create_pet -> structuredContent", result.structured_content)
+            show("  request received by the API", RECEIVED[-1])
+            check(result.structured_content == {"id": 7, "name": "Rex", "tags": ["a"]}, "created")
+            check(json.loads(RECEIVED[-1]["body"]) == {"name": "Rex", "tags": ["a"]}, "JSON body")
+
+            count = len(RECEIVED)
+            result = await session.call_tool("get_file", {})
+            show("tools/call get_file {} -> isError", result.is_error)
+            show("  text", result.content[0].text)
+            check(result.is_error and "`id`" in result.content[0].text, "missing argument named")
+            check(len(RECEIVED) == count, "no request for invalid arguments")
+
+            result = await session.call_tool("get_missing", {})
+            show("tools/call get_missing -> isError", result.is_error)
+            show("  text", result.content[0].text)
+            check(result.is_error and "404" in result.content[0].text, "404 is a tool error")
+
+    print("python-sdk: ok")
+
+
+def main():
+    binary, spec = sys.argv[1], sys.argv[2]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        asyncio.run(asyncio.wait_for(run(binary, spec, base), timeout=60))
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

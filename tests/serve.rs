@@ -1,0 +1,615 @@
+//! `openapi-mcp serve` with real parts: a local HTTP API on 127.0.0.1 (port 0) that records the
+//! raw requests it receives, and the binary driven over stdio as an MCP client would
+//! (initialize, initialized, tools/list, tools/call). Every read has a time limit and every child
+//! is killed at the end.
+
+mod common;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const SPEC: &str = "specs/serve/api.yaml";
+const WAIT: Duration = Duration::from_secs(20);
+
+// ---------------------------------------------------------------------------------------------
+// The API: a small HTTP/1.1 server that records every request and answers by path.
+
+#[derive(Debug, Clone)]
+struct Recorded {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Recorded {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Api {
+    base: String,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl Api {
+    fn start() -> Api {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let shared = Arc::clone(&shared);
+                std::thread::spawn(move || serve_one(stream, &shared));
+            }
+        });
+        Api {
+            base: format!("http://127.0.0.1:{port}/v1"),
+            requests,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.requests.lock().unwrap().len()
+    }
+
+    fn last(&self) -> Recorded {
+        self.requests
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("a request was received")
+    }
+}
+
+fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut parts = line.trim_end().splitn(3, ' ');
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+            break;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((n, v)) = h.split_once(':') {
+            headers.push((n.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let path = target.split('?').next().unwrap_or("").to_string();
+    requests.lock().unwrap().push(Recorded {
+        method: method.clone(),
+        target,
+        headers,
+        body,
+    });
+    let (status, content_type, body): (&str, &str, String) = match (method.as_str(), path.as_str())
+    {
+        ("GET", p) if p.starts_with("/v1/files/") => (
+            "200 OK",
+            "application/json",
+            r#"{"id":"f-1","size":3}"#.into(),
+        ),
+        ("GET", "/v1/search") => ("200 OK", "application/json", r#"["rex","tom"]"#.into()),
+        ("POST", "/v1/pets") => (
+            "201 Created",
+            "application/json",
+            r#"{"id":7,"name":"Rex","tags":["a"]}"#.into(),
+        ),
+        ("DELETE", _) | ("POST", "/v1/login") => ("204 No Content", "", String::new()),
+        ("POST", "/v1/upload") => ("200 OK", "text/plain", "stored".into()),
+        ("GET", "/v1/slow") => {
+            std::thread::sleep(Duration::from_secs(3));
+            ("200 OK", "text/plain", "late".into())
+        }
+        _ => (
+            "404 Not Found",
+            "application/json",
+            r#"{"error":"no such thing"}"#.into(),
+        ),
+    };
+    let mut out = stream;
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !content_type.is_empty() {
+        head.push_str(&format!("Content-Type: {content_type}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = out.write_all(head.as_bytes());
+    let _ = out.write_all(body.as_bytes());
+    let _ = out.flush();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MCP client: newline-delimited JSON-RPC over the child's stdin/stdout.
+
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Option<JoinHandle<String>>,
+    next_id: u64,
+}
+
+/// Credentials for the spec's three schemes, one per naming rule.
+const ENV: &[(&str, &str)] = &[
+    ("OPENAPI_MCP_HEADERKEY", "key-123"),
+    ("OPENAPI_MCP_QUERYKEY", "qk-789"),
+    ("OPENAPI_MCP_BEARER_TOKEN", "tok-456"),
+];
+
+fn binary() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_openapi-mcp"));
+    c.current_dir(common::root());
+    for var in [
+        "OPENAPI_MCP_HEADERKEY",
+        "OPENAPI_MCP_QUERYKEY",
+        "OPENAPI_MCP_BEARER",
+        "OPENAPI_MCP_API_KEY",
+        "OPENAPI_MCP_BEARER_TOKEN",
+        "OPENAPI_MCP_BASIC_USER",
+        "OPENAPI_MCP_BASIC_PASSWORD",
+    ] {
+        c.env_remove(var);
+    }
+    c
+}
+
+impl Session {
+    fn start(args: &[&str], env: &[(&str, &str)]) -> Session {
+        let mut cmd = binary();
+        cmd.arg("serve").arg(SPEC).args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn openapi-mcp serve");
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        Session {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: Some(stderr),
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        let mut line = serde_json::to_string(message).unwrap();
+        line.push('\n');
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Send a request and return the whole response message (`result` or `error`).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no answer to {method} within {WAIT:?}"));
+            let msg: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line}"));
+            if msg.get("id") == Some(&json!(id)) {
+                return msg;
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        let r = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "serve-test", "version": "0"}
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        r["result"].clone()
+    }
+
+    fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let r = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        assert!(r.get("error").is_none(), "{name}: JSON-RPC error {r}");
+        r["result"].clone()
+    }
+
+    /// Close stdin, wait for the child to exit (killing it after a while), return its stderr.
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    assert!(status.success(), "serve exited with {status}");
+                    break;
+                }
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    panic!("serve did not exit after standard input closed");
+                }
+            }
+        }
+        self.stderr.take().unwrap().join().unwrap_or_default()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+fn is_error(result: &Value) -> bool {
+    result["isError"] == json!(true)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn convert(options: &[&str]) -> Value {
+    let out = binary()
+        .args(["convert", SPEC])
+        .args(options)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn tools_list_is_what_convert_emits() {
+    for options in [&[][..], &["--methods", "get", "--name-style", "camel"][..]] {
+        let mut args = vec!["--base-url", "http://127.0.0.1:9/v1"];
+        args.extend_from_slice(options);
+        let mut s = Session::start(&args, &[]);
+        let init = s.initialize();
+        assert_eq!(init["serverInfo"]["name"], "Serve Test API");
+        assert_eq!(init["serverInfo"]["version"], "2.1");
+        assert!(init["capabilities"]["tools"].is_object(), "{init}");
+        let listed = s.request("tools/list", json!({}));
+        let expected = convert(options);
+        assert_eq!(
+            listed["result"]["tools"], expected["tools"],
+            "options {options:?}"
+        );
+        assert!(!expected["tools"].as_array().unwrap().is_empty());
+        s.finish();
+    }
+}
+
+#[test]
+fn calls_send_exactly_the_mapped_requests() {
+    let api = Api::start();
+    let mut s = Session::start(
+        &[
+            "--base-url",
+            &api.base,
+            "--header",
+            "X-Client: serve-tests",
+            "--verbose",
+        ],
+        ENV,
+    );
+    s.initialize();
+
+    // Path encoding, header and cookie parameters, --header, the document's default security.
+    let r = s.call(
+        "get_file",
+        json!({"id": "a/b c?", "X-Trace": "t-1", "theme": "dark mode"}),
+    );
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(r["structuredContent"], json!({"id": "f-1", "size": 3}));
+    assert_eq!(text(&r), r#"{"id":"f-1","size":3}"#);
+    let q = api.last();
+    assert_eq!(q.method, "GET");
+    assert_eq!(q.target, "/v1/files/a%2Fb%20c%3F");
+    assert_eq!(q.header("X-Trace"), Some("t-1"));
+    assert_eq!(q.header("Cookie"), Some("theme=dark%20mode"));
+    assert_eq!(q.header("X-Client"), Some("serve-tests"));
+    assert_eq!(q.header("X-API-Key"), Some("key-123"));
+    assert_eq!(q.header("Authorization"), None);
+
+    // Query styles: exploded array as repeated keys, non-exploded comma-joined, deepObject; the
+    // operation's own security (API key in the query) replaces the document's.
+    let r = s.call(
+        "search",
+        json!({"tag": ["a", "b c"], "ids": [1, 2], "limit": 5, "filter": {"color": "red"}}),
+    );
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(r["structuredContent"], json!({"result": ["rex", "tom"]}));
+    let q = api.last();
+    assert_eq!(
+        q.target,
+        "/v1/search?tag=a&tag=b%20c&ids=1,2&limit=5&filter[color]=red&api_key=qk-789"
+    );
+    assert_eq!(q.header("X-API-Key"), None);
+
+    // JSON body from spread arguments, bearer token.
+    let r = s.call("create_pet", json!({"name": "Rex", "tags": ["a"]}));
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(
+        r["structuredContent"],
+        json!({"id": 7, "name": "Rex", "tags": ["a"]})
+    );
+    let q = api.last();
+    assert_eq!((q.method.as_str(), q.target.as_str()), ("POST", "/v1/pets"));
+    assert_eq!(q.header("Content-Type"), Some("application/json"));
+    assert_eq!(q.body, br#"{"name":"Rex","tags":["a"]}"#);
+    assert_eq!(q.header("Authorization"), Some("Bearer tok-456"));
+    assert_eq!(q.header("X-API-Key"), None);
+
+    // Form body; `security: []` sends no credentials.
+    let r = s.call(
+        "login",
+        json!({"username": "ann", "password": "p&ss w=1", "scopes": ["r", "w"]}),
+    );
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(text(&r), "HTTP 204 No Content (empty body)");
+    let q = api.last();
+    assert_eq!(
+        q.header("Content-Type"),
+        Some("application/x-www-form-urlencoded")
+    );
+    assert_eq!(
+        String::from_utf8(q.body.clone()).unwrap(),
+        "username=ann&password=p%26ss%20w%3D1&scopes=r&scopes=w"
+    );
+    assert_eq!(q.header("X-API-Key"), None);
+    assert_eq!(q.header("Authorization"), None);
+
+    // Multipart body: the base64 argument arrives as raw bytes in a file part.
+    let png = [0x89u8, b'P', b'N', b'G', 0, 255];
+    let b64 = base64::engine::general_purpose::STANDARD.encode(png);
+    let r = s.call("upload_file", json!({"file": b64, "caption": "hi"}));
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(text(&r), "stored");
+    let q = api.last();
+    let ct = q.header("Content-Type").unwrap().to_string();
+    let boundary = ct
+        .strip_prefix("multipart/form-data; boundary=")
+        .unwrap_or_else(|| panic!("content type {ct}"));
+    let expected = [
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"file\"\r\nContent-Type: image/png\r\n\r\n").into_bytes(),
+        png.to_vec(),
+        format!("\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--{boundary}--\r\n").into_bytes(),
+    ]
+    .concat();
+    assert_eq!(q.body, expected);
+
+    // DELETE with an integer path parameter.
+    let r = s.call("delete_pet", json!({"id": 7}));
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(
+        (api.last().method.as_str(), api.last().target.as_str()),
+        ("DELETE", "/v1/pets/7")
+    );
+
+    // 404 -> tool error with the status and the body.
+    let r = s.call("get_missing", json!({}));
+    assert!(is_error(&r), "{r}");
+    assert!(
+        text(&r).starts_with("HTTP 404 Not Found from http://127.0.0.1:"),
+        "{r}"
+    );
+    assert!(text(&r).contains(r#"{"error":"no such thing"}"#), "{r}");
+
+    // Invalid arguments: a tool error naming the argument, and no request at all.
+    let before = api.count();
+    let r = s.call("get_file", json!({"theme": "x"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("missing required argument `id`"), "{r}");
+    let r = s.call("search", json!({"limit": "five"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("argument `limit`"), "{r}");
+    let r = s.call("search", json!({"limit": 0}));
+    assert!(is_error(&r) && text(&r).contains("argument `limit`"), "{r}");
+    let r = s.call("get_file", json!({"id": "1", "idd": "2"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("unknown argument `idd`"), "{r}");
+    let r = s.call("create_pet", json!({"tags": "not-an-array"}));
+    assert!(is_error(&r), "{r}");
+    assert_eq!(api.count(), before, "invalid calls must not reach the API");
+
+    // Unknown tool: a JSON-RPC error, not a tool result.
+    let r = s.request(
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no_such_tool")
+    );
+
+    let stderr = s.finish();
+    // --verbose: one line per request, credentials hidden.
+    assert!(
+        stderr.contains(&format!(
+            "GET {}/search?tag=a&tag=b%20c&ids=1,2&limit=5&filter[color]=red&api_key=*** -> 200 (",
+            api.base
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/missing -> 404 ("), "{stderr}");
+    for (_, secret) in ENV {
+        assert!(
+            !stderr.contains(secret),
+            "a credential leaked to stderr:\n{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("credentials from OPENAPI_MCP_QUERYKEY"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn timeout_is_a_tool_error_and_the_server_goes_on() {
+    let api = Api::start();
+    let mut s = Session::start(&["--base-url", &api.base, "--timeout", "1"], &[]);
+    s.initialize();
+    let started = Instant::now();
+    let r = s.call("slow", json!({}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("timed out after 1 s"), "{r}");
+    assert!(
+        started.elapsed() < Duration::from_millis(2900),
+        "the timeout was not applied"
+    );
+    let r = s.call("get_file", json!({"id": "1"}));
+    assert!(!is_error(&r), "{r}");
+    s.finish();
+}
+
+#[test]
+fn network_failure_is_a_tool_error() {
+    // A server that closes every connection without answering.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            drop(stream);
+        }
+    });
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let mut s = Session::start(&["--base-url", &base], ENV);
+    s.initialize();
+    let r = s.call("search", json!({"limit": 1}));
+    assert!(is_error(&r), "{r}");
+    assert!(
+        text(&r).starts_with(&format!("GET {base}/search?limit=1&api_key=*** failed: ")),
+        "{r}"
+    );
+    assert!(!r.to_string().contains("qk-789"), "{r}");
+    let stderr = s.finish();
+    assert!(!stderr.contains("qk-789"));
+}
+
+/// Run `cmd` with no standard input, killing it after 20 s.
+fn run_bounded(cmd: &mut Command) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{cmd:?} did not exit within {WAIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn startup_errors_are_clear() {
+    let out = run_bounded(binary().args(["serve", SPEC]));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("server URL \"/v1\" is relative; pass --base-url"),
+        "{stderr}"
+    );
+
+    let out = run_bounded(binary().args(["serve", "-"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SPEC must be a file"));
+
+    let out = run_bounded(binary().args([
+        "serve",
+        SPEC,
+        "--base-url",
+        "http://h",
+        "--header",
+        "no-colon",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--header"));
+}
+
+#[test]
+fn stdin_closed_before_initialize_exits() {
+    let out = run_bounded(binary().args(["serve", SPEC, "--base-url", "http://127.0.0.1:9"]));
+    assert!(out.stdout.is_empty(), "nothing but protocol on stdout");
+    assert!(out.status.code().is_some());
+}
