@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::tool::{ArgIn, Call, Tool};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// The `_meta` key under which a tool's HTTP call mapping is written.
@@ -87,17 +88,69 @@ pub fn list_json(tools: &[Tool]) -> Value {
     json!({ "tools": tools.iter().map(tool_json).collect::<Vec<_>>() })
 }
 
-/// Render the list in `format`, ending in a newline.
-pub fn render(tools: &[Tool], format: Format) -> Result<String> {
-    let value = list_json(tools);
+/// A tool serialized in place (same keys and order as [`tool_json`]), without copying its schemas.
+struct ToolOut<'a>(&'a Tool);
+
+impl Serialize for ToolOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &t.name)?;
+        m.serialize_entry("title", &t.title)?;
+        m.serialize_entry("description", &t.description)?;
+        m.serialize_entry("inputSchema", &t.input_schema)?;
+        if let Some(o) = &t.output_schema {
+            m.serialize_entry("outputSchema", o)?;
+        }
+        let mut a = Map::new();
+        a.insert("title".into(), t.title.clone().into());
+        for (key, hint) in t.hints.entries() {
+            a.insert(key.into(), hint.value.into());
+        }
+        m.serialize_entry("annotations", &a)?;
+        m.serialize_entry("_meta", &json!({ META_KEY: call_json(&t.call) }))?;
+        m.end()
+    }
+}
+
+struct ListOut<'a>(&'a [Tool]);
+
+impl Serialize for ListOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("tools", &ToolsOut(self.0))?;
+        m.end()
+    }
+}
+
+struct ToolsOut<'a>(&'a [Tool]);
+
+impl Serialize for ToolsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(ToolOut))
+    }
+}
+
+/// Write the list in `format` to `out`, ending in a newline. Streams: nothing is copied.
+pub fn write(tools: &[Tool], format: Format, out: &mut impl std::io::Write) -> Result<()> {
+    let io = |e: std::io::Error| Error::Io {
+        path: "<output>".into(),
+        source: e,
+    };
     match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&value)
-                .map_err(|e| Error::Usage(format!("cannot render JSON: {e}")))?;
-            s.push('\n');
-            Ok(s)
+            serde_json::to_writer_pretty(&mut *out, &ListOut(tools))
+                .map_err(|e| Error::Usage(format!("cannot write JSON: {e}")))?;
+            out.write_all(b"\n").map_err(io)
         }
-        Format::Yaml => yaml_serde::to_string(&value)
-            .map_err(|e| Error::Usage(format!("cannot render YAML: {e}"))),
+        Format::Yaml => yaml_serde::to_writer(&mut *out, &ListOut(tools))
+            .map_err(|e| Error::Usage(format!("cannot write YAML: {e}"))),
     }
+}
+
+/// Render the list in `format`, ending in a newline.
+pub fn render(tools: &[Tool], format: Format) -> Result<String> {
+    let mut buf = Vec::new();
+    write(tools, format, &mut buf)?;
+    String::from_utf8(buf).map_err(|e| Error::Usage(format!("output is not UTF-8: {e}")))
 }
