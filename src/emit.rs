@@ -23,9 +23,9 @@ pub fn tool_json(t: &Tool) -> Value {
     m.insert("name".into(), t.name.clone().into());
     m.insert("title".into(), t.title.clone().into());
     m.insert("description".into(), t.description.clone().into());
-    m.insert("inputSchema".into(), t.input_schema.clone());
+    m.insert("inputSchema".into(), t.input_schema.to_value());
     if let Some(o) = &t.output_schema {
-        m.insert("outputSchema".into(), o.clone());
+        m.insert("outputSchema".into(), o.to_value());
     }
     let mut a = Map::new();
     a.insert("title".into(), t.title.clone().into());

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::hints::{Hint, HintSource, Hints};
 use crate::model::Method;
 use crate::naming::Named;
+use crate::schema::Schema;
 use crate::tool::{ArgIn, Argument, Call, Origin, Tool};
 use serde_json::Value;
 
@@ -88,8 +89,8 @@ fn tool(file: &str, i: usize, t: &Value) -> Result<Tool> {
         title: text(t.get("title"))
             .or_else(|| text(annotations.and_then(|a| a.get("title"))))
             .unwrap_or_else(|| crate::naming::readable(name)),
-        input_schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
-        output_schema: t.get("outputSchema").cloned(),
+        input_schema: Schema::plain(t.get("inputSchema").cloned().unwrap_or(Value::Null)),
+        output_schema: t.get("outputSchema").cloned().map(Schema::plain),
         hints: Hints {
             read_only: hint("readOnlyHint", false),
             destructive: hint("destructiveHint", true),

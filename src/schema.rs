@@ -18,9 +18,9 @@
 use crate::error::{Error, Result, escape_token};
 use crate::refs;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Which side of the call a schema describes; it decides whether `readOnly` or `writeOnly`
 /// properties are dropped.
@@ -46,6 +46,84 @@ pub struct Converted {
     pub size: usize,
 }
 
+/// A finished tool schema: its root object plus the definitions it reaches (`$defs`, sorted by
+/// name). Definitions are shared between the tools that use them rather than copied; they are
+/// written out under `$defs` when the schema is serialized.
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    pub root: Value,
+    pub defs: Vec<(String, Arc<Converted>)>,
+}
+
+impl Schema {
+    /// A schema without definitions.
+    pub fn plain(root: Value) -> Self {
+        Schema {
+            root,
+            defs: Vec::new(),
+        }
+    }
+
+    /// The schema as one JSON value, `$defs` included.
+    pub fn to_value(&self) -> Value {
+        if self.defs.is_empty() {
+            return self.root.clone();
+        }
+        let mut m = match &self.root {
+            Value::Object(m) => m.clone(),
+            _ => Map::new(),
+        };
+        let defs = self
+            .defs
+            .iter()
+            .map(|(k, c)| (k.clone(), c.value.clone()))
+            .collect();
+        m.insert("$defs".into(), Value::Object(defs));
+        Value::Object(m)
+    }
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_value() == other.to_value()
+    }
+}
+
+impl std::ops::Index<&str> for Schema {
+    type Output = Value;
+    /// A keyword of the root (`$defs` is not part of the root: use [`Schema::to_value`]).
+    fn index(&self, key: &str) -> &Value {
+        &self.root[key]
+    }
+}
+
+impl serde::Serialize for Schema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(root) = &self.root else {
+            return self.root.serialize(s);
+        };
+        if self.defs.is_empty() {
+            return root.serialize(s);
+        }
+        struct Defs<'a>(&'a [(String, Arc<Converted>)]);
+        impl serde::Serialize for Defs<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().map(|(k, c)| (k, &c.value)))
+            }
+        }
+        let mut m = s.serialize_map(Some(root.len() + 1))?;
+        for (k, v) in root {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("$defs", &Defs(&self.defs))?;
+        m.end()
+    }
+}
+
 /// Limits on how much of the referenced definitions one tool schema carries. Definitions past a
 /// limit become described stubs that accept any value of their type, so a cut schema still
 /// accepts every instance the full one accepts.
@@ -69,7 +147,7 @@ pub struct Converter<'a> {
     names: Vec<String>,
     by_pointer: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
-    cache: HashMap<(usize, Direction), Rc<Converted>>,
+    cache: HashMap<(usize, Direction), Arc<Converted>>,
 }
 
 impl<'a> Converter<'a> {
@@ -126,16 +204,16 @@ impl<'a> Converter<'a> {
 
     /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
     /// finished, self-contained schema.
-    pub fn finish(&mut self, root: Value, refs: &[usize], dir: Direction) -> Result<Value> {
+    pub fn finish(&mut self, root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
         if refs.is_empty() {
-            return Ok(root);
+            return Ok(Schema::plain(root));
         }
         // Breadth-first over the cached definitions, nearest first, so that a size budget or a
         // depth limit keeps what is closest to the root and stubs the rest.
         let mut used = json_size(&root);
         let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
         let mut seen: HashSet<usize> = HashSet::new();
-        let mut kept: HashMap<usize, Rc<Converted>> = HashMap::new();
+        let mut kept: HashMap<usize, Arc<Converted>> = HashMap::new();
         let mut stubs: Vec<(usize, Value)> = Vec::new();
         while let Some((id, level)) = queue.pop_front() {
             if !seen.insert(id) {
@@ -159,30 +237,23 @@ impl<'a> Converter<'a> {
             queue.extend(c.refs.iter().map(|&r| (r, level + 1)));
             kept.insert(id, c);
         }
+        let mut defs: Vec<(String, Arc<Converted>)> = kept
+            .into_iter()
+            .map(|(id, c)| (self.names[id].clone(), c))
+            .chain(stubs.into_iter().map(|(id, stub)| {
+                let c = Converted {
+                    value: stub,
+                    refs: Vec::new(),
+                    size: 0,
+                };
+                (self.names[id].clone(), Arc::new(c))
+            }))
+            .collect();
+        defs.sort_by(|a, b| a.0.cmp(&b.0));
         if self.inline_refs {
-            for (id, stub) in stubs {
-                kept.insert(
-                    id,
-                    Rc::new(Converted {
-                        value: stub,
-                        refs: Vec::new(),
-                        size: 0,
-                    }),
-                );
-            }
-            return Ok(self.inline_all(root, &kept));
+            return Ok(self.inline_all(root, defs));
         }
-        let mut defs: BTreeMap<&str, Value> = BTreeMap::new();
-        for (id, c) in &kept {
-            defs.insert(&self.names[*id], c.value.clone());
-        }
-        for (id, stub) in stubs {
-            defs.insert(&self.names[id], stub);
-        }
-        Ok(with_defs(
-            root,
-            defs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        ))
+        Ok(Schema { root, defs })
     }
 
     /// Look through `$ref`s and `allOf` of a converted schema to see whether it describes an object.
@@ -230,7 +301,7 @@ impl<'a> Converter<'a> {
     }
 
     /// The converted form of definition `id`, converting and caching it on first use.
-    fn definition(&mut self, id: usize, dir: Direction) -> Result<Rc<Converted>> {
+    fn definition(&mut self, id: usize, dir: Direction) -> Result<Arc<Converted>> {
         if let Some(c) = self.cache.get(&(id, dir)) {
             return Ok(c.clone());
         }
@@ -240,7 +311,7 @@ impl<'a> Converter<'a> {
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
         let mut c = self.convert(target, dir, &pointer)?;
         c.size = json_size(&c.value);
-        let c = Rc::new(c);
+        let c = Arc::new(c);
         self.cache.insert((id, dir), c.clone());
         Ok(c)
     }
@@ -497,37 +568,48 @@ impl<'a> Converter<'a> {
         Ok(d)
     }
 
-    fn inline_all(&self, root: Value, defs: &HashMap<usize, Rc<Converted>>) -> Value {
+    fn inline_all(&self, root: Value, defs: Vec<(String, Arc<Converted>)>) -> Schema {
+        let by_id: HashMap<usize, Arc<Converted>> = defs
+            .into_iter()
+            .filter_map(|(name, c)| Some((*self.by_name.get(&name)?, c)))
+            .collect();
         // A definition is recursive when it can reach itself; those stay in `$defs`.
-        let mut recursive: Vec<usize> = defs
+        let mut recursive: Vec<usize> = by_id
             .keys()
             .copied()
-            .filter(|&id| reaches(defs, id, id))
+            .filter(|&id| reaches(&by_id, id, id))
             .collect();
         recursive.sort_by(|a, b| self.names[*a].cmp(&self.names[*b]));
-        let by_name: HashMap<&str, usize> = defs
+        let by_name: HashMap<&str, usize> = by_id
             .keys()
             .map(|&id| (self.names[id].as_str(), id))
             .collect();
         let inl = Inliner {
-            defs,
+            defs: &by_id,
             by_name: &by_name,
             recursive: &recursive,
         };
         let root = inl.inline(&root, 0);
-        if recursive.is_empty() {
-            return root;
-        }
-        let kept = recursive
+        let defs = recursive
             .iter()
-            .map(|id| (self.names[*id].clone(), inl.inline(&defs[id].value, 0)))
+            .map(|id| {
+                let value = inl.inline(&by_id[id].value, 0);
+                (
+                    self.names[*id].clone(),
+                    Arc::new(Converted {
+                        value,
+                        refs: Vec::new(),
+                        size: 0,
+                    }),
+                )
+            })
             .collect();
-        with_defs(root, kept)
+        Schema { root, defs }
     }
 }
 
 struct Inliner<'d> {
-    defs: &'d HashMap<usize, Rc<Converted>>,
+    defs: &'d HashMap<usize, Arc<Converted>>,
     by_name: &'d HashMap<&'d str, usize>,
     recursive: &'d [usize],
 }
@@ -621,7 +703,7 @@ fn merge_into(body: Value, siblings: Map<String, Value>) -> Value {
     }
 }
 
-fn reaches(defs: &HashMap<usize, Rc<Converted>>, from: usize, goal: usize) -> bool {
+fn reaches(defs: &HashMap<usize, Arc<Converted>>, from: usize, goal: usize) -> bool {
     let mut stack = defs.get(&from).map(|c| c.refs.clone()).unwrap_or_default();
     let mut seen = HashSet::new();
     while let Some(id) = stack.pop() {
@@ -635,21 +717,6 @@ fn reaches(defs: &HashMap<usize, Rc<Converted>>, from: usize, goal: usize) -> bo
         }
     }
     false
-}
-
-fn with_defs(root: Value, defs: Map<String, Value>) -> Value {
-    match root {
-        Value::Object(mut m) => {
-            m.insert("$defs".into(), Value::Object(defs));
-            Value::Object(m)
-        }
-        Value::Bool(true) => {
-            let mut m = Map::new();
-            m.insert("$defs".into(), Value::Object(defs));
-            Value::Object(m)
-        }
-        other => other,
-    }
 }
 
 /// `#/components/schemas/A%20B` -> `/components/schemas/A B` (percent-decoded JSON pointer).
@@ -829,7 +896,7 @@ mod tests {
     fn conv(doc: &Value, schema: Value, dir: Direction) -> Value {
         let mut c = Converter::new("t", doc);
         let out = c.convert(&schema, dir, "/x").unwrap();
-        c.finish(out.value, &out.refs, dir).unwrap()
+        c.finish(out.value, &out.refs, dir).unwrap().to_value()
     }
 
     #[test]
@@ -914,7 +981,10 @@ mod tests {
                 "/x",
             )
             .unwrap();
-        let v = c.finish(out.value, &out.refs, Direction::Output).unwrap();
+        let v = c
+            .finish(out.value, &out.refs, Direction::Output)
+            .unwrap()
+            .to_value();
         assert_eq!(
             v["$defs"]["Node"]["properties"]["tag"],
             json!({"type": "string", "examples": ["t"]})

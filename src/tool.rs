@@ -7,7 +7,7 @@ use crate::hints::{self, Hints};
 use crate::model::{BodyKind, Method, Operation, ParamIn, RequestBody};
 use crate::naming::Named;
 use crate::refs;
-use crate::schema::{Converter, Direction};
+use crate::schema::{Converter, Direction, Schema};
 use serde_json::{Map, Value, json};
 
 /// One MCP tool and everything known about how it was made.
@@ -16,8 +16,8 @@ pub struct Tool {
     pub name: String,
     pub title: String,
     pub description: String,
-    pub input_schema: Value,
-    pub output_schema: Option<Value>,
+    pub input_schema: Schema,
+    pub output_schema: Option<Schema>,
     pub hints: Hints,
     pub call: Call,
     pub origin: Origin,
@@ -232,7 +232,7 @@ fn unique(base: String, suffix: &str, taken: &[String]) -> String {
         .unwrap_or(with)
 }
 
-type Input = (Value, Vec<Argument>, Option<Body>);
+type Input = (Schema, Vec<Argument>, Option<Body>);
 
 fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     let mut refs: Vec<usize> = Vec::new();
@@ -359,8 +359,9 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     }
     refs.sort_unstable();
     refs.dedup();
-    let schema = conv.finish(Value::Object(root), &refs, Direction::Input)?;
-    Ok((object_properties(schema), arguments, body))
+    let mut schema = conv.finish(Value::Object(root), &refs, Direction::Input)?;
+    object_properties(&mut schema.root);
+    Ok((schema, arguments, body))
 }
 
 type Spread = (Vec<(String, Value, Vec<usize>)>, Vec<String>);
@@ -429,7 +430,10 @@ fn spread_properties(
     Ok(Some((out, required)))
 }
 
-fn output(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<(Option<Value>, Option<String>)> {
+fn output(
+    op: &Operation<'_>,
+    conv: &mut Converter<'_>,
+) -> Result<(Option<Schema>, Option<String>)> {
     let Some(r) = &op.response else {
         return Ok((None, None));
     };
@@ -451,13 +455,14 @@ fn output(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<(Option<Value>
             json!({"type": "object", "properties": {"result": c.value}, "required": ["result"]});
         (root, Some("result".to_string()))
     };
-    let schema = conv.finish(root, &c.refs, Direction::Output)?;
-    Ok((Some(object_properties(schema)), wrapped))
+    let mut schema = conv.finish(root, &c.refs, Direction::Output)?;
+    object_properties(&mut schema.root);
+    Ok((Some(schema), wrapped))
 }
 
 /// MCP's `Tool` schema wants every root property to be an object schema: boolean schemas
 /// become their object equivalents (`true` -> `{}`, `false` -> `{"not": {}}`).
-fn object_properties(mut root: Value) -> Value {
+fn object_properties(root: &mut Value) {
     if let Some(Value::Object(props)) = root.get_mut("properties") {
         for v in props.values_mut() {
             if let Value::Bool(b) = v {
@@ -465,7 +470,6 @@ fn object_properties(mut root: Value) -> Value {
             }
         }
     }
-    root
 }
 
 fn with_key(schema: Value, key: &str, value: Value) -> Value {

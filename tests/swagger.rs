@@ -181,7 +181,7 @@ fn x_nullable_becomes_a_null_type() {
         json!({"type": ["string", "null"]})
     );
     let get = tool(&pets, "get_pet_by_id");
-    let out = get.output_schema.as_ref().unwrap();
+    let out = get.output_schema.as_ref().unwrap().to_value();
     assert_eq!(
         out["$defs"]["NewPet"]["properties"]["tag"]["type"],
         json!(["string", "null"])

@@ -25,6 +25,8 @@ pub struct Entry {
     /// Base URL (no trailing slash) the path is appended to.
     pub base: String,
     pub credentials: Vec<Credential>,
+    /// The tool's input schema as one value (`$defs` included), for validation and encoding.
+    input_value: Value,
     input: Schema,
     output: Schema,
 }
@@ -36,11 +38,13 @@ impl Entry {
         base: String,
         credentials: Vec<Credential>,
     ) -> Self {
-        let input = Schema::new(Some(tool.input_schema.clone()));
-        let output = Schema::new(tool.output_schema.clone());
+        let input_value = tool.input_schema.to_value();
+        let input = Schema::new(Some(input_value.clone()));
+        let output = Schema::new(tool.output_schema.as_ref().map(|s| s.to_value()));
         Entry {
             tool,
             listed,
+            input_value,
             base,
             credentials,
             input,
@@ -130,10 +134,10 @@ pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
         return response::error("unknown tool");
     };
     let tool = &entry.tool;
-    if let Err(message) = validate::arguments(&tool.name, &tool.input_schema, &entry.input, args) {
+    if let Err(message) = validate::arguments(&tool.name, &entry.input_value, &entry.input, args) {
         return response::error(message);
     }
-    let mut prepared = match request::build(&tool.call, &tool.input_schema, &entry.base, args) {
+    let mut prepared = match request::build(&tool.call, &entry.input_value, &entry.base, args) {
         Ok(p) => p,
         Err(e) => return response::error(e.to_string()),
     };
