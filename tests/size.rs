@@ -1,0 +1,138 @@
+//! Output size options: the per-schema budget, `--max-ref-depth` and `--no-output-schema`. Cut
+//! schemas stay valid and self-contained, and stubs say what was left out.
+
+mod common;
+
+use openapi_mcp::Options;
+use serde_json::Value;
+
+#[path = "common/mcp_check.rs"]
+mod mcp_check;
+
+fn output_of(options: &Options, tool: &str) -> Value {
+    let c = openapi_mcp::convert_file(common::root().join("specs/petstore.yaml"), options).unwrap();
+    let t = c.tools.iter().find(|t| t.name == tool).unwrap();
+    openapi_mcp::emit::tool_json(t)["outputSchema"].clone()
+}
+
+#[test]
+fn default_budget_keeps_small_schemas_complete() {
+    let full = Options {
+        schema_budget: None,
+        ..Options::default()
+    };
+    assert_eq!(
+        output_of(&Options::default(), "list_pets"),
+        output_of(&full, "list_pets")
+    );
+}
+
+#[test]
+fn max_ref_depth_stubs_deeper_definitions() {
+    let options = Options {
+        max_ref_depth: Some(1),
+        ..Options::default()
+    };
+    let out = output_of(&options, "list_pets");
+    let defs = out["$defs"].as_object().unwrap();
+    assert_eq!(defs["Pets"]["type"], "array", "level 1 is expanded");
+    assert_eq!(
+        defs["Pet"],
+        serde_json::json!({"description": "Pet (not expanded: reference depth limit)"}),
+        "level 2 is a stub"
+    );
+    assert!(!defs.contains_key("NewPet"), "nothing past a stub");
+    assert!(mcp_check::schema_problems(&out).is_empty());
+}
+
+#[test]
+fn budget_stubs_what_does_not_fit_and_stays_valid() {
+    let options = Options {
+        schema_budget: Some(200),
+        ..Options::default()
+    };
+    let out = output_of(&options, "list_pets");
+    let text = out.to_string();
+    assert!(text.contains("not expanded: schema size budget"), "{text}");
+    assert!(mcp_check::schema_problems(&out).is_empty(), "{text}");
+    // Every tool of every scenario stays valid under a tiny budget.
+    let tiny = Options {
+        schema_budget: Some(64),
+        ..Options::default()
+    };
+    for path in common::specs() {
+        let c = openapi_mcp::convert_file(&path, &tiny).unwrap();
+        for t in &c.tools {
+            let v = openapi_mcp::emit::tool_json(t);
+            for key in ["inputSchema", "outputSchema"] {
+                if let Some(s) = v.get(key) {
+                    let p = mcp_check::schema_problems(s);
+                    assert!(p.is_empty(), "{} {} {key}: {p:?}", path.display(), t.name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn stubs_keep_the_type_so_they_only_relax() {
+    let options = Options {
+        max_ref_depth: Some(1),
+        ..Options::default()
+    };
+    let c =
+        openapi_mcp::convert_file(common::root().join("specs/recursive.yaml"), &options).unwrap();
+    let out = c.tools[1].output_schema.as_ref().unwrap().to_value();
+    // Person (level 1) is kept; Company (level 2) is an object stub.
+    assert_eq!(out["$defs"]["Company"]["type"], "object");
+    assert!(
+        out["$defs"]["Company"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("not expanded")
+    );
+}
+
+#[test]
+fn no_output_schema_drops_it_everywhere() {
+    let options = Options {
+        output_schema: false,
+        ..Options::default()
+    };
+    let c =
+        openapi_mcp::convert_file(common::root().join("specs/petstore.yaml"), &options).unwrap();
+    assert!(
+        c.tools
+            .iter()
+            .all(|t| t.output_schema.is_none() && t.call.output_wrapped.is_none())
+    );
+}
+
+#[test]
+fn cli_flags_reach_the_options() {
+    let out = assert_cmd::Command::cargo_bin("openapi-mcp")
+        .unwrap()
+        .current_dir(common::root())
+        .args([
+            "convert",
+            "specs/petstore.yaml",
+            "--no-output-schema",
+            "--max-ref-depth",
+            "1",
+            "--schema-budget",
+            "0",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert!(
+        v["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("outputSchema").is_none())
+    );
+}
