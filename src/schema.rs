@@ -147,6 +147,7 @@ pub struct Converter<'a> {
     names: Vec<String>,
     by_pointer: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
+    regexes: HashMap<String, bool>,
     cache: HashMap<(usize, Direction), Arc<Converted>>,
 }
 
@@ -161,6 +162,7 @@ impl<'a> Converter<'a> {
             names: Vec::new(),
             by_pointer: HashMap::new(),
             by_name: HashMap::new(),
+            regexes: HashMap::new(),
             cache: HashMap::new(),
         }
     }
@@ -316,6 +318,19 @@ impl<'a> Converter<'a> {
         Ok(c)
     }
 
+    /// Whether `pattern` is a regular expression JSON Schema validators accept (checked with the
+    /// same engine the `jsonschema` crate uses; cached per document).
+    fn valid_regex(&mut self, pattern: &str) -> bool {
+        if let Some(&ok) = self.regexes.get(pattern) {
+            return ok;
+        }
+        let ok =
+            jsonschema::draft202012::meta::is_valid(&serde_json::json!({ "pattern": pattern }))
+                && jsonschema::draft202012::new(&serde_json::json!({ "pattern": pattern })).is_ok();
+        self.regexes.insert(pattern.to_string(), ok);
+        ok
+    }
+
     /// Register the definition a `$ref` names, checking that it exists.
     fn register(&mut self, reference: &str, at: &str) -> Result<usize> {
         refs::check_local(self.file, reference, at)?;
@@ -445,9 +460,14 @@ impl<'a> Converter<'a> {
                     hidden = h;
                     m
                 }
-                "patternProperties" | "dependentSchemas" => {
-                    self.conv_map(v, dir, at, refs, depth, false)?.0
+                "patternProperties" => {
+                    let mut m = self.conv_map(v, dir, at, refs, depth, false)?.0;
+                    if let Some(Value::Object(props)) = &mut m {
+                        props.retain(|k, _| self.valid_regex(k));
+                    }
+                    m
                 }
+                "dependentSchemas" => self.conv_map(v, dir, at, refs, depth, false)?.0,
                 "additionalProperties"
                 | "unevaluatedProperties"
                 | "propertyNames"
@@ -482,8 +502,8 @@ impl<'a> Converter<'a> {
                 "type" => clean_type(v),
                 "required" => clean_required(v),
                 "examples" => match v {
-                    Value::Array(_) => Some(v.clone()),
-                    Value::Object(m) => Some(Value::Array(m.values().cloned().collect())),
+                    Value::Array(items) => examples(items.iter()),
+                    Value::Object(m) => examples(m.values()),
                     _ => None,
                 },
                 "enum" => v.is_array().then(|| v.clone()),
@@ -497,8 +517,19 @@ impl<'a> Converter<'a> {
                 "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => {
                     v.is_boolean().then(|| v.clone())
                 }
-                "title" | "description" | "pattern" | "$comment" | "contentEncoding"
-                | "contentMediaType" => v.is_string().then(|| v.clone()),
+                "pattern" => match v.as_str() {
+                    Some(p) if self.valid_regex(p) => Some(v.clone()),
+                    Some(p) => {
+                        // Keep what the author meant where a reader can still see it.
+                        let note = format!("pattern left out: not a valid regular expression: {p}");
+                        out.insert("$comment".into(), Value::String(note));
+                        None
+                    }
+                    None => None,
+                },
+                "title" | "description" | "$comment" | "contentEncoding" | "contentMediaType" => {
+                    v.is_string().then(|| v.clone())
+                }
                 "format" => match v.as_str() {
                     Some("binary") => {
                         if !obj.contains_key("contentEncoding") {
@@ -538,8 +569,9 @@ impl<'a> Converter<'a> {
         }
         if let Some(ex) = obj.get("example")
             && !out.contains_key("examples")
+            && let Some(list) = examples(std::iter::once(ex))
         {
-            out.insert("examples".into(), Value::Array(vec![ex.clone()]));
+            out.insert("examples".into(), list);
         }
         if obj.get("type").and_then(Value::as_str) == Some("file") {
             out.insert("type".into(), Value::String("string".into()));
@@ -780,6 +812,21 @@ fn def_name_in_file(file: &str, rest: &[String]) -> String {
     def_name(&inner)
 }
 
+/// Example values as a 2020-12 `examples` array. Values holding a `$ref` key are dropped: they are
+/// document defects (a reference where a value belongs) and would read as dangling references.
+fn examples<'v>(values: impl Iterator<Item = &'v Value>) -> Option<Value> {
+    fn has_ref(v: &Value, depth: usize) -> bool {
+        match v {
+            _ if depth > 64 => true,
+            Value::Object(m) => m.contains_key("$ref") || m.values().any(|c| has_ref(c, depth + 1)),
+            Value::Array(items) => items.iter().any(|c| has_ref(c, depth + 1)),
+            _ => false,
+        }
+    }
+    let kept: Vec<Value> = values.filter(|v| !has_ref(v, 0)).cloned().collect();
+    (!kept.is_empty()).then_some(Value::Array(kept))
+}
+
 fn clean_type(v: &Value) -> Option<Value> {
     const NAMES: [&str; 7] = [
         "null", "boolean", "object", "array", "number", "string", "integer",
@@ -998,6 +1045,41 @@ mod tests {
         let s = json!({"type": ["string", "null"], "const": "x", "exclusiveMinimum": 0,
             "examples": ["x"], "prefixItems": [true, {"type": "integer"}]});
         assert_eq!(conv(&doc, s.clone(), Direction::Input), s);
+    }
+
+    #[test]
+    fn invalid_patterns_are_left_out_with_a_comment() {
+        let doc = json!({});
+        let v = conv(
+            &doc,
+            json!({"type": "string", "pattern": "^[\\w-.]+$"}),
+            Direction::Input,
+        );
+        assert_eq!(v["type"], "string");
+        assert!(v.get("pattern").is_none());
+        assert!(
+            v["$comment"]
+                .as_str()
+                .unwrap()
+                .contains("not a valid regular expression")
+        );
+        let ok = conv(
+            &doc,
+            json!({"type": "string", "pattern": "^\\p{L}+$"}),
+            Direction::Input,
+        );
+        assert_eq!(ok["pattern"], "^\\p{L}+$");
+    }
+
+    #[test]
+    fn examples_holding_refs_are_dropped() {
+        let doc = json!({});
+        let v = conv(
+            &doc,
+            json!({"type": "string", "example": {"$ref": "#/x"}}),
+            Direction::Input,
+        );
+        assert_eq!(v, json!({"type": "string"}));
     }
 
     #[test]
