@@ -84,12 +84,15 @@ const DESTROYS: &[&str] = &[
     "dismiss",
     "kick",
     "unfollow",
+    "untag",
+    "disassociate",
+    "unset",
+    "softdelete",
 ];
 
 const CREATES: &[&str] = &[
     "create",
     "add",
-    "new",
     "insert",
     "post",
     "generate",
@@ -250,7 +253,15 @@ pub fn name_verb(name: &str) -> Option<(String, Effect)> {
 /// [`name_verb`], also saying whether the verb stood at an end of the name.
 pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confidence)> {
     let all = words(name);
-    let start = all.iter().take_while(|w| is_prefix(w)).count();
+    let mut start = all.iter().take_while(|w| is_prefix(w)).count();
+    // `GET_DeleteSnapshot`: a leading HTTP method word names the transport, not the action.
+    if all
+        .get(start)
+        .is_some_and(|w| crate::model::Method::parse(w).is_some())
+        && all.get(start + 1).is_some_and(|w| effect_of(w).is_some())
+    {
+        start += 1;
+    }
     let w = &all[start..];
     if w.is_empty() {
         return None;
@@ -269,6 +280,10 @@ pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confiden
 pub fn summary_verb(summary: &str) -> Option<(String, Effect)> {
     let w = words(summary);
     let first = w.first()?;
+    // Microsoft Graph: "Invoke function x" reads (functions are side-effect free; actions are not).
+    if matches!(first.as_str(), "invoke" | "invokes") && w.get(1).is_some_and(|f| f == "function") {
+        return Some(("invoke function".into(), Effect::Reads));
+    }
     let candidates = [
         Some(first.as_str()),
         first.strip_suffix("es"),
@@ -312,6 +327,9 @@ mod tests {
         assert_eq!(c, Confidence::Possible);
         let (_, _, c) = name_verb_with_confidence("v2_delete_user").unwrap();
         assert_eq!(c, Confidence::Sure);
+        assert_eq!(effect("GET_DeleteSnapshot"), Some(Effect::Destroys));
+        assert_eq!(effect("post_comment"), Some(Effect::Creates));
+        assert_eq!(effect("untag_resource"), Some(Effect::Destroys));
     }
 
     #[test]
@@ -325,5 +343,13 @@ mod tests {
             Some(Effect::Reads)
         );
         assert_eq!(summary_verb("Returns a pet").map(|v| v.1), None);
+        assert_eq!(
+            summary_verb("Invoke function getOrder").map(|v| v.1),
+            Some(Effect::Reads)
+        );
+        assert_eq!(
+            summary_verb("Invoke action restore").map(|v| v.1),
+            Some(Effect::Writes)
+        );
     }
 }
