@@ -243,6 +243,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An optional array field: absent or null is empty, anything else but an array is an error.
+    fn opt_array(&self, v: Option<&'a Value>, what: &str, at: &str) -> Result<&'a [Value]> {
+        match v {
+            None | Some(Value::Null) => Ok(&[]),
+            Some(Value::Array(items)) => Ok(items),
+            Some(other) => Err(self.err(
+                at,
+                format!("`{what}` must be an array, found {}", kind(other)),
+            )),
+        }
+    }
+
     fn follow(&self, v: &'a Value, at: &str) -> Result<(&'a Value, String)> {
         refs::follow(&self.doc.file, &self.doc.root, v, at)
     }
@@ -336,16 +348,11 @@ impl<'a> Reader<'a> {
             .collect();
         parameters.extend(own);
 
-        let tags = match obj.get("tags") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-            Some(other) => {
-                return Err(self.err(
-                    &format!("{at}/tags"),
-                    format!("`tags` must be an array, found {}", kind(other)),
-                ));
-            }
-        };
+        let tags = self
+            .opt_array(obj.get("tags"), "tags", &format!("{at}/tags"))?
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
         let servers = match obj.get("servers") {
             Some(s) => self.servers(Some(s), &format!("{at}/servers"))?,
             None => path_servers.to_vec(),
@@ -383,16 +390,7 @@ impl<'a> Reader<'a> {
     }
 
     fn parameters(&self, list: Option<&'a Value>, at: &str) -> Result<Vec<Parameter<'a>>> {
-        let items = match list {
-            None | Some(Value::Null) => return Ok(Vec::new()),
-            Some(Value::Array(items)) => items,
-            Some(other) => {
-                return Err(self.err(
-                    at,
-                    format!("`parameters` must be an array, found {}", kind(other)),
-                ));
-            }
-        };
+        let items = self.opt_array(list, "parameters", at)?;
         let mut out: Vec<Parameter<'a>> = Vec::with_capacity(items.len());
         for (i, p) in items.iter().enumerate() {
             if let Some(p) = self.parameter(p, &format!("{at}/{i}"))? {
@@ -552,16 +550,7 @@ impl<'a> Reader<'a> {
     }
 
     fn servers(&self, list: Option<&'a Value>, at: &str) -> Result<Vec<String>> {
-        let items = match list {
-            None | Some(Value::Null) => return Ok(Vec::new()),
-            Some(Value::Array(items)) => items,
-            Some(other) => {
-                return Err(self.err(
-                    at,
-                    format!("`servers` must be an array, found {}", kind(other)),
-                ));
-            }
-        };
+        let items = self.opt_array(list, "servers", at)?;
         let mut out = Vec::new();
         for (i, s) in items.iter().enumerate() {
             let s_at = format!("{at}/{i}");
