@@ -194,20 +194,6 @@ fn x_nullable_becomes_a_null_type() {
     );
 }
 
-/// Every `$ref` string in `v`.
-fn refs_in(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref") {
-                out.push(r.clone());
-            }
-            m.values().for_each(|c| refs_in(c, out));
-        }
-        Value::Array(a) => a.iter().for_each(|c| refs_in(c, out)),
-        _ => {}
-    }
-}
-
 #[test]
 fn refs_are_rewritten_and_none_dangles() {
     for spec in ["swagger2-petstore.yaml", "swagger2-features.json"] {
@@ -215,7 +201,7 @@ fn refs_are_rewritten_and_none_dangles() {
         let bytes = std::fs::read(&path).unwrap();
         let doc = openapi_mcp::load::parse(spec, &bytes).unwrap();
         let mut refs = Vec::new();
-        refs_in(&doc.root, &mut refs);
+        mcp_check::collect_refs(&doc.root, &mut refs);
         assert!(!refs.is_empty());
         for r in &refs {
             assert!(

@@ -72,7 +72,8 @@ pub fn schema_problems(schema: &Value) -> Vec<String> {
     out
 }
 
-fn collect_refs(v: &Value, out: &mut Vec<String>) {
+/// Every `$ref` string in `v`.
+pub fn collect_refs(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(m) => {
             if let Some(Value::String(r)) = m.get("$ref") {
