@@ -331,6 +331,15 @@ impl<'a> Converter<'a> {
         ok
     }
 
+    /// Whether `obj[key] == v` only repeats the same keyword of the schema `obj`'s `$ref` names.
+    fn repeats_target(&self, obj: &Map<String, Value>, key: &str, v: &Value) -> bool {
+        obj.get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| refs::lookup(self.root, r))
+            .and_then(|target| target.get(key))
+            .is_some_and(|t| t == v)
+    }
+
     /// Register the definition a `$ref` names, checking that it exists.
     fn register(&mut self, reference: &str, at: &str) -> Result<usize> {
         refs::check_local(self.file, reference, at)?;
@@ -527,6 +536,8 @@ impl<'a> Converter<'a> {
                     }
                     None => None,
                 },
+                // A `$ref` sibling that repeats the target's own text says nothing new.
+                "title" | "description" if self.repeats_target(obj, key, v) => None,
                 "title" | "description" | "$comment" | "contentEncoding" | "contentMediaType" => {
                     v.is_string().then(|| v.clone())
                 }
@@ -1069,6 +1080,15 @@ mod tests {
             Direction::Input,
         );
         assert_eq!(ok["pattern"], "^\\p{L}+$");
+    }
+
+    #[test]
+    fn ref_siblings_repeating_the_target_are_dropped() {
+        let doc = json!({"components": {"schemas": {"A": {"type": "string", "description": "An A."}}}});
+        let same = json!({"$ref": "#/components/schemas/A", "description": "An A."});
+        assert_eq!(conv(&doc, same, Direction::Input)["description"], Value::Null);
+        let other = json!({"$ref": "#/components/schemas/A", "description": "The owner's A."});
+        assert_eq!(conv(&doc, other, Direction::Input)["description"], "The owner's A.");
     }
 
     #[test]
