@@ -1084,11 +1084,18 @@ mod tests {
 
     #[test]
     fn ref_siblings_repeating_the_target_are_dropped() {
-        let doc = json!({"components": {"schemas": {"A": {"type": "string", "description": "An A."}}}});
+        let doc =
+            json!({"components": {"schemas": {"A": {"type": "string", "description": "An A."}}}});
         let same = json!({"$ref": "#/components/schemas/A", "description": "An A."});
-        assert_eq!(conv(&doc, same, Direction::Input)["description"], Value::Null);
+        assert_eq!(
+            conv(&doc, same, Direction::Input)["description"],
+            Value::Null
+        );
         let other = json!({"$ref": "#/components/schemas/A", "description": "The owner's A."});
-        assert_eq!(conv(&doc, other, Direction::Input)["description"], "The owner's A.");
+        assert_eq!(
+            conv(&doc, other, Direction::Input)["description"],
+            "The owner's A."
+        );
     }
 
     #[test]
