@@ -512,18 +512,17 @@ fn normalize(m: &str) -> String {
 }
 
 /// `emit::render(tools, Json)` is `rendered_len_frame(n)` plus `rendered_len_tool` of each tool,
-/// computed without building the whole text: the frame around `n` tools...
+/// computed without building the whole text: the frame around `n` tools (one a line)...
 fn rendered_len_frame(n: usize) -> usize {
     if n == 0 {
-        return "{\n  \"tools\": []\n}\n".len();
+        return "{\"tools\":[]}\n".len();
     }
-    "{\n  \"tools\": [\n".len() + "\n  ]\n}\n".len() + (n - 1) * ",\n".len()
+    "{\"tools\":[\n".len() + "\n]}\n".len() + (n - 1) * ",\n".len()
 }
 
-/// ...and one tool, pretty-printed two levels deep: each of its lines gains four spaces of indent.
+/// ...and one tool in compact JSON.
 fn rendered_len_tool(tool: &Value) -> usize {
-    let text = serde_json::to_string_pretty(tool).unwrap_or_default();
-    text.len() + 4 * (text.matches('\n').count() + 1)
+    serde_json::to_string(tool).map_or(0, |t| t.len())
 }
 
 fn sample_name(rel: &str) -> String {

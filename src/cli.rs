@@ -251,11 +251,34 @@ fn print(text: &str) -> Result<()> {
 
 fn convert(args: &ConvertArgs) -> Result<i32> {
     let conversion = load(&args.spec, &args.select.options(), args.hints.as_deref())?;
-    let text = emit::render(&conversion.tools, args.format)?;
+    let tools = &conversion.tools;
     match &args.output {
-        Some(path) if args.check => check(path, &text, &conversion.tools),
-        Some(path) => write_atomically(path, text.as_bytes()).map(|_| 0),
-        None => print(&text).map(|_| 0),
+        Some(path) if args.check => check(path, &emit::render(tools, args.format)?, tools),
+        // Streamed straight to the file or the terminal: the output is never held in memory.
+        Some(path) => {
+            write_atomically_with(path, |w| emit::write(tools, args.format, w)).map(|_| 0)
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match emit::write(tools, args.format, &mut out).and_then(|_| {
+                out.flush().map_err(|e| Error::Io {
+                    path: "<output>".into(),
+                    source: e,
+                })
+            }) {
+                // A closed pipe (`| head`) is not an error worth a message.
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    Ok(0)
+                }
+                Err(Error::Io { source, .. }) => Err(Error::Io {
+                    path: PathBuf::from("<stdout>"),
+                    source,
+                }),
+                other => other.map(|_| 0),
+            }
+        }
     }
 }
 
@@ -366,6 +389,20 @@ fn review(args: &ReviewArgs) -> Result<i32> {
 /// Write `bytes` to `path` through a temporary file in the same folder, renamed into place, so a
 /// failed run never leaves a partial file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically_with(path, |w| {
+        w.write_all(bytes).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// Like [`write_atomically`], with the content streamed by `fill` into a buffered writer. Nothing
+/// is left behind when `fill` fails.
+pub fn write_atomically_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> Result<()>,
+) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -378,7 +415,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         .prefix(".openapi-mcp-")
         .tempfile_in(dir)
         .map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        fill(&mut w).map_err(|e| match e {
+            Error::Io { source, .. } => io(source),
+            other => other,
+        })?;
+        w.flush().map_err(io)?;
+    }
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())

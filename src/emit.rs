@@ -1,5 +1,6 @@
-//! Emit: tools -> an MCP `ListToolsResult` (`{"tools": [...]}`) as JSON (two-space indent,
-//! trailing newline) or YAML. Output depends only on the tools, so equal input gives equal bytes.
+//! Emit: tools -> an MCP `ListToolsResult` (`{"tools": [...]}`) as JSON (compact, one tool a
+//! line), indented JSON, or YAML, always with a trailing newline. Output depends only on the
+//! tools, so equal input gives equal bytes. Everything is streamed: no copy of the list is built.
 
 use crate::error::{Error, Result};
 use crate::tool::{ArgIn, Call, Tool};
@@ -12,8 +13,13 @@ pub const META_KEY: &str = "openapi-mcp/http";
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
+    /// Compact JSON, one tool a line: the bytes a client receives, and a line diff names the
+    /// tools that changed.
     #[default]
     Json,
+    /// JSON indented by two spaces, for reading (about 1.8 times the bytes of `json`).
+    JsonPretty,
+    /// YAML.
     Yaml,
 }
 
@@ -137,10 +143,26 @@ pub fn write(tools: &[Tool], format: Format, out: &mut impl std::io::Write) -> R
         path: "<output>".into(),
         source: e,
     };
+    let json = |e: serde_json::Error| match e.is_io() {
+        true => io(e.into()),
+        false => Error::Usage(format!("cannot write JSON: {e}")),
+    };
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &ListOut(tools))
-                .map_err(|e| Error::Usage(format!("cannot write JSON: {e}")))?;
+            if tools.is_empty() {
+                return out.write_all(b"{\"tools\":[]}\n").map_err(io);
+            }
+            out.write_all(b"{\"tools\":[\n").map_err(io)?;
+            for (i, t) in tools.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",\n").map_err(io)?;
+                }
+                serde_json::to_writer(&mut *out, &ToolOut(t)).map_err(json)?;
+            }
+            out.write_all(b"\n]}\n").map_err(io)
+        }
+        Format::JsonPretty => {
+            serde_json::to_writer_pretty(&mut *out, &ListOut(tools)).map_err(json)?;
             out.write_all(b"\n").map_err(io)
         }
         Format::Yaml => yaml_serde::to_writer(&mut *out, &ListOut(tools))

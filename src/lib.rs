@@ -12,7 +12,7 @@
 //! assert_eq!(out.tools[0].name, "list_pets");
 //! assert!(out.tools[0].hints.read_only.value);
 //! let json = openapi_mcp::emit::render(&out.tools, openapi_mcp::emit::Format::Json).unwrap();
-//! assert!(json.starts_with("{\n  \"tools\": ["));
+//! assert!(json.starts_with("{\"tools\":[\n{\"name\":\"list_pets\""));
 //! ```
 
 pub mod bundle;

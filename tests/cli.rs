@@ -32,18 +32,50 @@ fn names(args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn converts_to_stdout_with_trailing_newline_and_two_space_indent() {
+fn stdout_of(args: &[&str]) -> String {
     let out = cmd()
-        .args(["convert", "specs/petstore.yaml"])
+        .args(args)
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
-    let text = String::from_utf8(out).unwrap();
-    assert!(text.starts_with("{\n  \"tools\": [\n    {\n      \"name\": \"list_pets\""));
-    assert!(text.ends_with("}\n"));
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn converts_to_stdout_compact_one_tool_a_line() {
+    let text = stdout_of(&["convert", "specs/petstore.yaml"]);
+    let lines: Vec<&str> = text.lines().collect();
+    let tools = serde_json::from_str::<serde_json::Value>(&text).unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .len();
+    // `{"tools":[`, one line per tool, `]}`.
+    assert_eq!(lines.len(), tools + 2, "{text}");
+    assert_eq!(lines[0], r#"{"tools":["#);
+    assert!(lines[1].starts_with(r#"{"name":"list_pets","#));
+    assert!(
+        lines[1..=tools]
+            .iter()
+            .all(|l| l.starts_with(r#"{"name":""#))
+    );
+    assert_eq!(lines[tools + 1], "]}");
+    assert!(text.ends_with("]}\n"));
+}
+
+#[test]
+fn json_pretty_indents_by_two_spaces_with_the_same_content() {
+    let pretty = stdout_of(&["convert", "specs/petstore.yaml", "--format", "json-pretty"]);
+    assert!(pretty.starts_with("{\n  \"tools\": [\n    {\n      \"name\": \"list_pets\""));
+    assert!(pretty.ends_with("}\n"));
+    let compact = stdout_of(&["convert", "specs/petstore.yaml"]);
+    let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
+    assert_eq!(parse(&pretty), parse(&compact));
+    assert!(
+        compact.len() * 3 < pretty.len() * 2,
+        "compact is much smaller"
+    );
 }
 
 #[test]
@@ -164,7 +196,7 @@ fn webhooks_only_is_zero_tools_with_a_note() {
         .args(["convert", "specs/webhooks-only.json"])
         .assert()
         .success()
-        .stdout("{\n  \"tools\": []\n}\n")
+        .stdout("{\"tools\":[]}\n")
         .stderr(predicate::str::contains("webhook"));
 }
 

@@ -48,5 +48,5 @@ pub fn shared() -> Option<PathBuf> {
 /// Convert `path` with default options and render JSON.
 pub fn convert_json(path: &Path, options: &openapi_mcp::Options) -> String {
     let c = openapi_mcp::convert_file(path, options).unwrap_or_else(|e| panic!("{e}"));
-    openapi_mcp::emit::render(&c.tools, openapi_mcp::emit::Format::Json).unwrap()
+    openapi_mcp::emit::render(&c.tools, openapi_mcp::emit::Format::JsonPretty).unwrap()
 }
