@@ -411,10 +411,23 @@ pub fn write_atomically_with(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".openapi-mcp-")
-        .tempfile_in(dir)
-        .map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".openapi-mcp-");
+    // Like `fs::write`: a new file gets 0666 minus the umask (a temporary file would be 0600);
+    // a file being replaced keeps its permissions.
+    #[cfg(unix)]
+    let fresh = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::Permissions::from_mode(0o666)
+    };
+    #[cfg(unix)]
+    builder.permissions(fresh);
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(io)?;
+    }
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
         fill(&mut w).map_err(|e| match e {

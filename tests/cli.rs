@@ -164,6 +164,35 @@ fn output_file_is_written_and_replaced() {
     assert!(written.contains("\"list_pets\""));
 }
 
+/// The atomic write goes through a temporary file (mode 0600); the result must not inherit that.
+#[cfg(unix)]
+#[test]
+fn output_file_permissions_are_those_of_a_plain_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // A new file gets what `fs::write` gives under the same umask.
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, "x").unwrap();
+    let fresh = dir.path().join("fresh.json");
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "-o"])
+        .arg(&fresh)
+        .assert()
+        .success();
+    assert_eq!(mode(&fresh), mode(&plain));
+    // A replaced file keeps its own mode.
+    let kept = dir.path().join("kept.json");
+    std::fs::write(&kept, "old").unwrap();
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "-o"])
+        .arg(&kept)
+        .assert()
+        .success();
+    assert_eq!(mode(&kept), 0o640);
+}
+
 #[test]
 fn failed_run_keeps_the_old_output_file() {
     let dir = tempfile::tempdir().unwrap();
