@@ -1,0 +1,125 @@
+//! The `$defs` registry: each `$ref` target gets one readable, URI-safe, unique name, and
+//! converted `#/$defs/NAME` references resolve back to it.
+
+use super::Converter;
+use crate::error::{Error, Result, escape_token};
+use crate::refs;
+use std::path::Path;
+
+impl Converter<'_> {
+    /// The definition named by a converted `#/$defs/NAME` reference.
+    pub(super) fn id_of_def_ref(&self, reference: &str) -> Option<usize> {
+        let name = crate::error::unescape_token(reference.strip_prefix("#/$defs/")?);
+        self.by_name.get(&name).copied()
+    }
+
+    /// Register the definition a `$ref` names, checking that it exists.
+    pub(super) fn register(&mut self, reference: &str, at: &str) -> Result<usize> {
+        refs::check_local(self.file, reference, at)?;
+        let pointer = canonical_pointer(reference);
+        if let Some(&id) = self.by_pointer.get(&pointer) {
+            return Ok(id);
+        }
+        if refs::lookup(self.root, reference).is_none() {
+            return Err(Error::at(
+                self.file,
+                at,
+                format!("`$ref` target {reference} does not exist"),
+            ));
+        }
+        let base = def_name(&pointer);
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.by_name.contains_key(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        let id = self.pointers.len();
+        self.by_name.insert(name.clone(), id);
+        self.names.push(name);
+        self.pointers.push(pointer.clone());
+        self.by_pointer.insert(pointer, id);
+        Ok(id)
+    }
+}
+
+/// `#/components/schemas/A%20B` -> `/components/schemas/A B` (percent-decoded JSON pointer).
+fn canonical_pointer(reference: &str) -> String {
+    let frag = &reference[1..];
+    if !frag.contains('%') {
+        return frag.to_string();
+    }
+    frag.split('/')
+        .map(|t| refs::percent_decode_token(t).into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A readable, URI-safe `$defs` key for a pointer.
+fn def_name(pointer: &str) -> String {
+    let tokens: Vec<String> = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(crate::error::unescape_token)
+        .collect();
+    let parts: &[String] = match tokens.as_slice() {
+        // A bundled file (see `bundle`): name it by what is inside, else by the file's stem.
+        [b, file, rest @ ..] if b == crate::bundle::BUNDLE_KEY => {
+            return def_name_in_file(file, rest);
+        }
+        [c, s, rest @ ..] if c == "components" && s == "schemas" && !rest.is_empty() => rest,
+        [d, rest @ ..] if d == "definitions" && !rest.is_empty() => rest,
+        [c, rest @ ..] if c == "components" && !rest.is_empty() => rest,
+        all => all,
+    };
+    let joined = parts.join(".");
+    let mut name: String = joined
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        name.push_str("root");
+    }
+    name
+}
+
+fn def_name_in_file(file: &str, rest: &[String]) -> String {
+    if rest.is_empty() {
+        let stem = Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        return def_name(&format!("/{}", escape_token(&stem)));
+    }
+    let inner: String = rest
+        .iter()
+        .map(|t| format!("/{}", escape_token(t)))
+        .collect();
+    def_name(&inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{Converter, Direction};
+    use serde_json::json;
+
+    #[test]
+    fn missing_ref_is_an_error() {
+        let doc = json!({});
+        let mut c = Converter::new("t", &doc);
+        let e = c
+            .convert(
+                &json!({"$ref": "#/components/schemas/Nope"}),
+                Direction::Input,
+                "/x",
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+    }
+}

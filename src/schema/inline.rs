@@ -1,0 +1,172 @@
+//! `inline_refs`: replacing each `$ref` to a non-recursive definition by the definition itself;
+//! definitions that can reach themselves stay in `$defs`.
+
+use super::{Converted, Converter, Schema};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Deepest nesting `inline_refs` may produce before it keeps a `$ref`.
+const MAX_INLINE_DEPTH: usize = 64;
+
+impl Converter<'_> {
+    pub(super) fn inline_all(&self, root: Value, defs: Vec<(String, Arc<Converted>)>) -> Schema {
+        let by_id: HashMap<usize, Arc<Converted>> = defs
+            .into_iter()
+            .filter_map(|(name, c)| Some((*self.by_name.get(&name)?, c)))
+            .collect();
+        // A definition is recursive when it can reach itself; those stay in `$defs`.
+        let mut recursive: Vec<usize> = by_id
+            .keys()
+            .copied()
+            .filter(|&id| reaches(&by_id, id, id))
+            .collect();
+        recursive.sort_by(|a, b| self.names[*a].cmp(&self.names[*b]));
+        let by_name: HashMap<&str, usize> = by_id
+            .keys()
+            .map(|&id| (self.names[id].as_str(), id))
+            .collect();
+        let inl = Inliner {
+            defs: &by_id,
+            by_name: &by_name,
+            recursive: &recursive,
+        };
+        let root = inl.inline(&root, 0);
+        let defs = recursive
+            .iter()
+            .map(|id| {
+                let value = inl.inline(&by_id[id].value, 0);
+                (
+                    self.names[*id].clone(),
+                    Arc::new(Converted {
+                        value,
+                        refs: Vec::new(),
+                        size: 0,
+                    }),
+                )
+            })
+            .collect();
+        Schema { root, defs }
+    }
+}
+
+struct Inliner<'d> {
+    defs: &'d HashMap<usize, Arc<Converted>>,
+    by_name: &'d HashMap<&'d str, usize>,
+    recursive: &'d [usize],
+}
+
+impl Inliner<'_> {
+    fn inline(&self, v: &Value, depth: usize) -> Value {
+        match v {
+            Value::Object(obj) => {
+                let target = obj
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+                    .map(crate::error::unescape_token)
+                    .and_then(|n| self.by_name.get(n.as_str()).copied())
+                    .filter(|id| !self.recursive.contains(id) && depth < MAX_INLINE_DEPTH);
+                let mut out = Map::with_capacity(obj.len());
+                for (k, child) in obj {
+                    if k == "$ref" && target.is_some() {
+                        continue;
+                    }
+                    out.insert(k.clone(), self.inline(child, depth + 1));
+                }
+                match target {
+                    None => Value::Object(out),
+                    Some(id) => {
+                        let body = self.inline(&self.defs[&id].value, depth + 1);
+                        merge_into(body, out)
+                    }
+                }
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|i| self.inline(i, depth + 1)).collect())
+            }
+            _ => v.clone(),
+        }
+    }
+}
+
+/// Combine an inlined definition with the keywords that stood beside its `$ref`.
+fn merge_into(body: Value, siblings: Map<String, Value>) -> Value {
+    if siblings.is_empty() {
+        return body;
+    }
+    match body {
+        Value::Object(mut b) if siblings.keys().all(|k| !b.contains_key(k)) => {
+            b.extend(siblings);
+            Value::Object(b)
+        }
+        other => {
+            let mut out = Map::new();
+            out.insert("allOf".into(), Value::Array(vec![other]));
+            out.extend(siblings);
+            Value::Object(out)
+        }
+    }
+}
+
+fn reaches(defs: &HashMap<usize, Arc<Converted>>, from: usize, goal: usize) -> bool {
+    let mut stack = defs.get(&from).map(|c| c.refs.clone()).unwrap_or_default();
+    let mut seen = HashSet::new();
+    while let Some(id) = stack.pop() {
+        if id == goal {
+            return true;
+        }
+        if seen.insert(id)
+            && let Some(c) = defs.get(&id)
+        {
+            stack.extend(c.refs.iter().copied());
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::tests::conv;
+    use crate::schema::{Converter, Direction};
+    use serde_json::json;
+
+    #[test]
+    fn recursive_refs_use_defs_and_inline_keeps_cycles() {
+        let doc = json!({"components": {"schemas": {
+            "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}, "tag": {"$ref": "#/components/schemas/Tag"}}},
+            "Tag": {"type": "string", "x-internal": true, "example": "t"}}}});
+        let v = conv(
+            &doc,
+            json!({"$ref": "#/components/schemas/Node"}),
+            Direction::Output,
+        );
+        assert_eq!(
+            v["$defs"]["Tag"],
+            json!({"type": "string", "examples": ["t"]})
+        );
+        assert_eq!(
+            v["$defs"]["Node"]["properties"]["next"]["$ref"],
+            "#/$defs/Node"
+        );
+
+        let mut c = Converter::new("t", &doc);
+        c.inline_refs = true;
+        let out = c
+            .convert(
+                &json!({"$ref": "#/components/schemas/Node"}),
+                Direction::Output,
+                "/x",
+            )
+            .unwrap();
+        let v = c
+            .finish(out.value, &out.refs, Direction::Output)
+            .unwrap()
+            .to_value();
+        assert_eq!(
+            v["$defs"]["Node"]["properties"]["tag"],
+            json!({"type": "string", "examples": ["t"]})
+        );
+        assert!(v["$defs"].get("Tag").is_none());
+    }
+}

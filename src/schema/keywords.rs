@@ -1,0 +1,325 @@
+//! Keyword conversion: walks one schema and translates each keyword from the OpenAPI dialect to
+//! JSON Schema 2020-12 (dropping what the metaschema would reject, registering `$ref` targets, and
+//! leaving out `readOnly`/`writeOnly` properties for the direction).
+
+use super::values::{clean_dependent_required, clean_required, clean_type, examples, nullable};
+use super::{Converter, Direction};
+use crate::error::{Error, Result, escape_token};
+use crate::refs;
+use serde_json::{Map, Value};
+
+/// Deepest schema nesting we convert (the parsers already stop at 128 levels).
+const MAX_DEPTH: usize = 256;
+
+impl Converter<'_> {
+    /// Whether `obj[key] == v` only repeats the same keyword of the schema `obj`'s `$ref` names.
+    fn repeats_target(&self, obj: &Map<String, Value>, key: &str, v: &Value) -> bool {
+        obj.get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| refs::lookup(self.root, r))
+            .and_then(|target| target.get(key))
+            .is_some_and(|t| t == v)
+    }
+
+    pub(super) fn conv(
+        &mut self,
+        v: &Value,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+    ) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(Error::at(self.file, at, "schema nested too deeply"));
+        }
+        match v {
+            Value::Bool(_) => Ok(v.clone()),
+            Value::Object(obj) => self.conv_object(obj, dir, at, refs, depth),
+            // Not a schema: a defect of the document, but harmless to read as "anything".
+            _ => Ok(Value::Object(Map::new())),
+        }
+    }
+
+    fn conv_list(
+        &mut self,
+        v: &Value,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+    ) -> Result<Option<Value>> {
+        let Value::Array(items) = v else {
+            return Ok(None);
+        };
+        if items.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(self.conv(item, dir, at, refs, depth + 1)?);
+        }
+        Ok(Some(Value::Array(out)))
+    }
+
+    fn conv_map(
+        &mut self,
+        v: &Value,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+        filter: bool,
+    ) -> Result<(Option<Value>, Vec<String>)> {
+        let Value::Object(map) = v else {
+            return Ok((None, Vec::new()));
+        };
+        let mut out = Map::with_capacity(map.len());
+        let mut hidden = Vec::new();
+        for (k, s) in map {
+            if filter && self.hidden(s, dir) {
+                hidden.push(k.clone());
+                continue;
+            }
+            out.insert(k.clone(), self.conv(s, dir, at, refs, depth + 1)?);
+        }
+        Ok((Some(Value::Object(out)), hidden))
+    }
+
+    fn conv_object(
+        &mut self,
+        obj: &Map<String, Value>,
+        dir: Direction,
+        at: &str,
+        refs: &mut Vec<usize>,
+        depth: usize,
+    ) -> Result<Value> {
+        let mut out = Map::with_capacity(obj.len());
+        let mut hidden: Vec<String> = Vec::new();
+        for (k, v) in obj {
+            let key = k.as_str();
+            let kept: Option<Value> = match key {
+                _ if key.starts_with("x-") => None,
+                "nullable" | "example" | "xml" | "externalDocs" | "$schema" | "$id" | "$anchor"
+                | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor"
+                | "$vocabulary" | "$defs" | "definitions" | "additionalItems" => None,
+                "exclusiveMinimum" | "exclusiveMaximum" => v.is_number().then(|| v.clone()),
+                "$ref" => match v.as_str() {
+                    Some(r) => {
+                        let id = self.register(r, at)?;
+                        if !refs.contains(&id) {
+                            refs.push(id);
+                        }
+                        Some(Value::String(format!(
+                            "#/$defs/{}",
+                            escape_token(&self.names[id])
+                        )))
+                    }
+                    None => None,
+                },
+                "properties" => {
+                    let (m, h) = self.conv_map(v, dir, at, refs, depth, true)?;
+                    hidden = h;
+                    m
+                }
+                "patternProperties" => {
+                    let mut m = self.conv_map(v, dir, at, refs, depth, false)?.0;
+                    if let Some(Value::Object(props)) = &mut m {
+                        props.retain(|k, _| self.valid_regex(k));
+                    }
+                    m
+                }
+                "dependentSchemas" => self.conv_map(v, dir, at, refs, depth, false)?.0,
+                "additionalProperties"
+                | "unevaluatedProperties"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "unevaluatedItems"
+                | "contentSchema" => match v {
+                    Value::Bool(_) | Value::Object(_) => {
+                        Some(self.conv(v, dir, at, refs, depth + 1)?)
+                    }
+                    _ => None,
+                },
+                "items" => match v {
+                    // Draft-4 tuple form.
+                    Value::Array(_) => {
+                        if let Some(list) = self.conv_list(v, dir, at, refs, depth)? {
+                            out.insert("prefixItems".into(), list);
+                        }
+                        None
+                    }
+                    Value::Bool(_) | Value::Object(_) => {
+                        Some(self.conv(v, dir, at, refs, depth + 1)?)
+                    }
+                    _ => None,
+                },
+                "prefixItems" | "allOf" | "anyOf" | "oneOf" => {
+                    self.conv_list(v, dir, at, refs, depth)?
+                }
+                "type" => clean_type(v),
+                "required" => clean_required(v),
+                "examples" => match v {
+                    Value::Array(items) => examples(items.iter()),
+                    Value::Object(m) => examples(m.values()),
+                    _ => None,
+                },
+                "enum" => v.is_array().then(|| v.clone()),
+                "multipleOf" => v.as_f64().filter(|f| *f > 0.0).map(|_| v.clone()),
+                "maximum" | "minimum" => v.is_number().then(|| v.clone()),
+                "maxLength" | "minLength" | "maxItems" | "minItems" | "maxProperties"
+                | "minProperties" | "maxContains" | "minContains" => v
+                    .as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                    .map(|_| v.clone()),
+                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => {
+                    v.is_boolean().then(|| v.clone())
+                }
+                "pattern" => match v.as_str() {
+                    Some(p) if self.valid_regex(p) => Some(v.clone()),
+                    Some(p) => {
+                        // Keep what the author meant where a reader can still see it.
+                        let note = format!("pattern left out: not a valid regular expression: {p}");
+                        out.insert("$comment".into(), Value::String(note));
+                        None
+                    }
+                    None => None,
+                },
+                // A `$ref` sibling that repeats the target's own text says nothing new.
+                "title" | "description" if self.repeats_target(obj, key, v) => None,
+                "title" | "description" | "$comment" | "contentEncoding" | "contentMediaType" => {
+                    v.is_string().then(|| v.clone())
+                }
+                "format" => match v.as_str() {
+                    Some("binary") => {
+                        if !obj.contains_key("contentEncoding") {
+                            out.insert("contentEncoding".into(), Value::String("base64".into()));
+                        }
+                        None
+                    }
+                    Some(_) => Some(v.clone()),
+                    None => None,
+                },
+                "dependentRequired" => clean_dependent_required(v),
+                "discriminator" => Some(self.discriminator(v, at)?),
+                _ => Some(v.clone()),
+            };
+            if let Some(kept) = kept {
+                out.insert(k.clone(), kept);
+            }
+        }
+        if !hidden.is_empty()
+            && let Some(Value::Array(req)) = out.get_mut("required")
+        {
+            req.retain(|r| r.as_str().is_none_or(|r| !hidden.iter().any(|h| h == r)));
+            if req.is_empty() {
+                out.remove("required");
+            }
+        }
+        // OpenAPI 3.0 boolean exclusive bounds become the numeric 2020-12 form.
+        for (flag, bound) in [
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ] {
+            if obj.get(flag) == Some(&Value::Bool(true))
+                && let Some(b) = out.remove(bound)
+            {
+                out.insert(flag.into(), b);
+            }
+        }
+        if let Some(ex) = obj.get("example")
+            && !out.contains_key("examples")
+            && let Some(list) = examples(std::iter::once(ex))
+        {
+            out.insert("examples".into(), list);
+        }
+        if obj.get("type").and_then(Value::as_str) == Some("file") {
+            out.insert("type".into(), Value::String("string".into()));
+            out.entry("contentEncoding")
+                .or_insert_with(|| Value::String("base64".into()));
+        }
+        if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
+            out = nullable(out);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn discriminator(&mut self, v: &Value, at: &str) -> Result<Value> {
+        let mut d = v.clone();
+        if let Some(Value::Object(mapping)) = d.get_mut("mapping") {
+            for target in mapping.values_mut() {
+                if let Some(r) = target.as_str()
+                    && r.starts_with('#')
+                    && refs::lookup(self.root, r).is_some()
+                {
+                    let id = self.register(r, at)?;
+                    *target = Value::String(format!("#/$defs/{}", escape_token(&self.names[id])));
+                }
+            }
+        }
+        Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::Direction;
+    use crate::schema::tests::conv;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn boolean_exclusive_bounds_become_numeric() {
+        let doc = json!({});
+        let v = conv(
+            &doc,
+            json!({"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false}),
+            Direction::Input,
+        );
+        assert_eq!(
+            v,
+            json!({"type": "integer", "exclusiveMinimum": 1, "maximum": 9})
+        );
+    }
+
+    #[test]
+    fn read_only_dropped_from_input_write_only_from_output() {
+        let doc = json!({});
+        let s = json!({"type": "object", "required": ["id", "pw", "n"], "properties": {
+            "id": {"type": "string", "readOnly": true},
+            "pw": {"type": "string", "writeOnly": true},
+            "n": {"type": "string"}}});
+        let i = conv(&doc, s.clone(), Direction::Input);
+        assert_eq!(i["required"], json!(["pw", "n"]));
+        assert!(i["properties"].get("id").is_none());
+        let o = conv(&doc, s, Direction::Output);
+        assert_eq!(o["required"], json!(["id", "n"]));
+        assert!(o["properties"].get("pw").is_none());
+    }
+
+    #[test]
+    fn openapi_31_keywords_survive() {
+        let doc = json!({});
+        let s = json!({"type": ["string", "null"], "const": "x", "exclusiveMinimum": 0,
+            "examples": ["x"], "prefixItems": [true, {"type": "integer"}]});
+        assert_eq!(conv(&doc, s.clone(), Direction::Input), s);
+    }
+
+    #[test]
+    fn ref_siblings_repeating_the_target_are_dropped() {
+        let doc =
+            json!({"components": {"schemas": {"A": {"type": "string", "description": "An A."}}}});
+        let same = json!({"$ref": "#/components/schemas/A", "description": "An A."});
+        assert_eq!(
+            conv(&doc, same, Direction::Input)["description"],
+            Value::Null
+        );
+        let other = json!({"$ref": "#/components/schemas/A", "description": "The owner's A."});
+        assert_eq!(
+            conv(&doc, other, Direction::Input)["description"],
+            "The owner's A."
+        );
+    }
+}

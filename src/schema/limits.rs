@@ -1,0 +1,111 @@
+//! Size and depth [`Limits`]: collecting the `$defs` a finished schema reaches, breadth-first and
+//! nearest first, and replacing definitions past a limit with described stubs.
+
+use super::{Converted, Converter, Direction, Schema};
+use crate::error::Result;
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+/// Limits on how much of the referenced definitions one tool schema carries. Definitions past a
+/// limit become described stubs that accept any value of their type, so a cut schema still
+/// accepts every instance the full one accepts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Most bytes (compact JSON) one schema may hold, counting kept definitions nearest first.
+    pub budget: Option<usize>,
+    /// Most levels of `$ref` to expand (1: only definitions the schema names directly).
+    pub max_ref_depth: Option<usize>,
+}
+
+impl Converter<'_> {
+    /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
+    /// finished, self-contained schema.
+    pub fn finish(&mut self, root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
+        if refs.is_empty() {
+            return Ok(Schema::plain(root));
+        }
+        // Breadth-first over the cached definitions, nearest first, so that a size budget or a
+        // depth limit keeps what is closest to the root and stubs the rest.
+        let mut used = json_size(&root);
+        let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut kept: HashMap<usize, Arc<Converted>> = HashMap::new();
+        let mut stubs: Vec<(usize, Value)> = Vec::new();
+        while let Some((id, level)) = queue.pop_front() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let c = self.definition(id, dir)?;
+            let too_deep = self.limits.max_ref_depth.is_some_and(|max| level > max);
+            let too_big = self.limits.budget.is_some_and(|b| used + c.size > b);
+            if too_deep || too_big {
+                let why = if too_deep {
+                    "reference depth limit"
+                } else {
+                    "schema size budget"
+                };
+                let stub = stub(&self.names[id], &c.value, why);
+                used += json_size(&stub);
+                stubs.push((id, stub));
+                continue;
+            }
+            used += c.size;
+            queue.extend(c.refs.iter().map(|&r| (r, level + 1)));
+            kept.insert(id, c);
+        }
+        let mut defs: Vec<(String, Arc<Converted>)> = kept
+            .into_iter()
+            .map(|(id, c)| (self.names[id].clone(), c))
+            .chain(stubs.into_iter().map(|(id, stub)| {
+                let c = Converted {
+                    value: stub,
+                    refs: Vec::new(),
+                    size: 0,
+                };
+                (self.names[id].clone(), Arc::new(c))
+            }))
+            .collect();
+        defs.sort_by(|a, b| a.0.cmp(&b.0));
+        if self.inline_refs {
+            return Ok(self.inline_all(root, defs));
+        }
+        Ok(Schema { root, defs })
+    }
+}
+
+/// Compact JSON size of `v` in bytes, without building the string.
+pub fn json_size(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+/// What stands in for a definition past a limit: any value of the definition's type, described.
+fn stub(name: &str, def: &Value, why: &str) -> Value {
+    let mut m = Map::new();
+    if let Some(t) = def.get("type").filter(|t| t.is_string()) {
+        m.insert("type".into(), t.clone());
+    }
+    let summary = def
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.lines().next())
+        .map(|d| d.chars().take(160).collect::<String>());
+    let text = match summary {
+        Some(d) if !d.trim().is_empty() => format!("{name}: {} (not expanded: {why})", d.trim()),
+        _ => format!("{name} (not expanded: {why})"),
+    };
+    m.insert("description".into(), Value::String(text));
+    Value::Object(m)
+}

@@ -1,0 +1,193 @@
+//! Schema: converts OpenAPI schemas (3.0 dialect, or 3.1/3.2 which are already JSON Schema 2020-12)
+//! into self-contained JSON Schema 2020-12.
+//!
+//! - 3.0 keywords are translated: `nullable` -> `type` arrays (or `anyOf` with `null`), boolean
+//!   `exclusiveMinimum/Maximum` -> numeric, `example` -> `examples`, `format: binary` ->
+//!   `contentEncoding: base64` (binary travels base64-encoded in JSON arguments).
+//! - 3.1 keywords pass through untouched (`const`, `examples`, `prefixItems`, boolean schemas,
+//!   `$ref` siblings, `type` arrays).
+//! - `readOnly` properties are dropped from input schemas and `writeOnly` ones from output schemas
+//!   (and from `required`). `x-` keys, `xml`, `externalDocs`, `$id`/`$schema`/`$anchor` are dropped;
+//!   values that would break the 2020-12 metaschema (a boolean `required`, a negative `minLength`,
+//!   an unknown `type` name) are dropped too, since no validator could use them.
+//! - Every `$ref` (to `components`, or to any local pointer) becomes `#/$defs/NAME`. Each referenced
+//!   schema is converted once per direction and cached; a tool's schema gets exactly the `$defs` it
+//!   reaches, so recursive schemas work and no `$ref` dangles. `inline_refs` inlines all
+//!   non-recursive definitions instead.
+//!
+//! The stages live in one file each: `keywords` walks a schema and converts each keyword (with
+//! the value rewrites in `values`), `defs` names and registers `$ref` targets, `pattern` checks
+//! regular expressions, `limits` attaches the reached `$defs` within a size budget, `inline`
+//! inlines non-recursive definitions, and `output` holds the finished [`Schema`].
+
+mod defs;
+mod inline;
+mod keywords;
+mod limits;
+mod output;
+mod pattern;
+mod values;
+
+pub use limits::{Limits, json_size};
+pub use output::Schema;
+
+use crate::error::{Error, Result};
+use crate::refs;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Which side of the call a schema describes; it decides whether `readOnly` or `writeOnly`
+/// properties are dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Arguments the client sends: `readOnly` properties are dropped.
+    Input,
+    /// Results the client receives: `writeOnly` properties are dropped.
+    Output,
+}
+
+/// A converted schema and the definitions it references directly.
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    pub value: Value,
+    pub refs: Vec<usize>,
+    /// Compact JSON size of `value` in bytes (set for cached definitions).
+    pub size: usize,
+}
+
+/// Converts schemas of one document, caching each referenced definition per direction.
+pub struct Converter<'a> {
+    file: &'a str,
+    root: &'a Value,
+    /// Inline every non-recursive definition instead of emitting `$defs`.
+    pub inline_refs: bool,
+    /// Size and depth limits for each finished schema.
+    pub limits: Limits,
+    pointers: Vec<String>,
+    names: Vec<String>,
+    by_pointer: HashMap<String, usize>,
+    by_name: HashMap<String, usize>,
+    regexes: HashMap<String, bool>,
+    cache: HashMap<(usize, Direction), Arc<Converted>>,
+}
+
+impl<'a> Converter<'a> {
+    pub fn new(file: &'a str, root: &'a Value) -> Self {
+        Converter {
+            file,
+            root,
+            inline_refs: false,
+            limits: Limits::default(),
+            pointers: Vec::new(),
+            names: Vec::new(),
+            by_pointer: HashMap::new(),
+            by_name: HashMap::new(),
+            regexes: HashMap::new(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The document the schemas come from.
+    pub fn root(&self) -> &'a Value {
+        self.root
+    }
+
+    /// The file name used in messages.
+    pub fn file(&self) -> &'a str {
+        self.file
+    }
+
+    /// Convert one schema found at JSON pointer `at` (used in error messages).
+    pub fn convert(&mut self, schema: &Value, dir: Direction, at: &str) -> Result<Converted> {
+        let mut refs = Vec::new();
+        let value = self.conv(schema, dir, at, &mut refs, 0)?;
+        Ok(Converted {
+            value,
+            refs,
+            size: 0,
+        })
+    }
+
+    /// Whether a raw schema is marked `readOnly` (or `writeOnly` for [`Direction::Output`]),
+    /// directly or on the schema its `$ref` names.
+    pub fn hidden(&self, schema: &Value, dir: Direction) -> bool {
+        let key = match dir {
+            Direction::Input => "readOnly",
+            Direction::Output => "writeOnly",
+        };
+        let marked = |v: &Value| v.get(key).and_then(Value::as_bool) == Some(true);
+        if marked(schema) {
+            return true;
+        }
+        refs::ref_of(schema)
+            .and_then(|r| refs::lookup(self.root, r))
+            .is_some_and(marked)
+    }
+
+    /// Look through `$ref`s and `allOf` of a converted schema to see whether it describes an object.
+    pub fn is_object(&mut self, schema: &Value, dir: Direction) -> Result<bool> {
+        self.is_object_at(schema, dir, 0)
+    }
+
+    fn is_object_at(&mut self, schema: &Value, dir: Direction, depth: usize) -> Result<bool> {
+        let Some(obj) = schema.as_object() else {
+            return Ok(false);
+        };
+        if depth > 16 {
+            return Ok(false);
+        }
+        match obj.get("type") {
+            Some(Value::String(t)) => return Ok(t == "object"),
+            Some(_) => return Ok(false),
+            None => {}
+        }
+        if obj.contains_key("properties") {
+            return Ok(true);
+        }
+        if let Some(r) = obj.get("$ref").and_then(Value::as_str)
+            && let Some(id) = self.id_of_def_ref(r)
+        {
+            let def = self.definition(id, dir)?;
+            if self.is_object_at(&def.value, dir, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        if let Some(Value::Array(parts)) = obj.get("allOf") {
+            for p in parts {
+                if self.is_object_at(p, dir, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The converted form of definition `id`, converting and caching it on first use.
+    fn definition(&mut self, id: usize, dir: Direction) -> Result<Arc<Converted>> {
+        if let Some(c) = self.cache.get(&(id, dir)) {
+            return Ok(c.clone());
+        }
+        let pointer = self.pointers[id].clone();
+        let root = self.root;
+        let target = refs::lookup(root, &format!("#{pointer}"))
+            .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
+        let mut c = self.convert(target, dir, &pointer)?;
+        c.size = json_size(&c.value);
+        let c = Arc::new(c);
+        self.cache.insert((id, dir), c.clone());
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Convert `schema` (found in `doc`) and finish it into one JSON value, `$defs` included.
+    pub(super) fn conv(doc: &Value, schema: Value, dir: Direction) -> Value {
+        let mut c = Converter::new("t", doc);
+        let out = c.convert(&schema, dir, "/x").unwrap();
+        c.finish(out.value, &out.refs, dir).unwrap().to_value()
+    }
+}

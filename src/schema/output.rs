@@ -1,0 +1,84 @@
+//! The finished tool schema, [`Schema`]: a root object plus the shared `$defs` it reaches, and how
+//! it is compared, indexed and serialized (with `$defs` written out after the root's keywords).
+
+use super::Converted;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A finished tool schema: its root object plus the definitions it reaches (`$defs`, sorted by
+/// name). Definitions are shared between the tools that use them rather than copied; they are
+/// written out under `$defs` when the schema is serialized.
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    pub root: Value,
+    pub defs: Vec<(String, Arc<Converted>)>,
+}
+
+impl Schema {
+    /// A schema without definitions.
+    pub fn plain(root: Value) -> Self {
+        Schema {
+            root,
+            defs: Vec::new(),
+        }
+    }
+
+    /// The schema as one JSON value, `$defs` included.
+    pub fn to_value(&self) -> Value {
+        if self.defs.is_empty() {
+            return self.root.clone();
+        }
+        let mut m = match &self.root {
+            Value::Object(m) => m.clone(),
+            _ => Map::new(),
+        };
+        let defs = self
+            .defs
+            .iter()
+            .map(|(k, c)| (k.clone(), c.value.clone()))
+            .collect();
+        m.insert("$defs".into(), Value::Object(defs));
+        Value::Object(m)
+    }
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_value() == other.to_value()
+    }
+}
+
+impl std::ops::Index<&str> for Schema {
+    type Output = Value;
+    /// A keyword of the root (`$defs` is not part of the root: use [`Schema::to_value`]).
+    fn index(&self, key: &str) -> &Value {
+        &self.root[key]
+    }
+}
+
+impl serde::Serialize for Schema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(root) = &self.root else {
+            return self.root.serialize(s);
+        };
+        if self.defs.is_empty() {
+            return root.serialize(s);
+        }
+        struct Defs<'a>(&'a [(String, Arc<Converted>)]);
+        impl serde::Serialize for Defs<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().map(|(k, c)| (k, &c.value)))
+            }
+        }
+        let mut m = s.serialize_map(Some(root.len() + 1))?;
+        for (k, v) in root {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("$defs", &Defs(&self.defs))?;
+        m.end()
+    }
+}

@@ -1,0 +1,50 @@
+//! Regular expressions: whether a `pattern` (or a `patternProperties` key) is one JSON Schema
+//! validators accept, checked once per document.
+
+use super::Converter;
+
+impl Converter<'_> {
+    /// Whether `pattern` is a regular expression JSON Schema validators accept (checked with the
+    /// same engine the `jsonschema` crate uses; cached per document).
+    pub(super) fn valid_regex(&mut self, pattern: &str) -> bool {
+        if let Some(&ok) = self.regexes.get(pattern) {
+            return ok;
+        }
+        let ok =
+            jsonschema::draft202012::meta::is_valid(&serde_json::json!({ "pattern": pattern }))
+                && jsonschema::draft202012::new(&serde_json::json!({ "pattern": pattern })).is_ok();
+        self.regexes.insert(pattern.to_string(), ok);
+        ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::Direction;
+    use crate::schema::tests::conv;
+    use serde_json::json;
+
+    #[test]
+    fn invalid_patterns_are_left_out_with_a_comment() {
+        let doc = json!({});
+        let v = conv(
+            &doc,
+            json!({"type": "string", "pattern": "^[\\w-.]+$"}),
+            Direction::Input,
+        );
+        assert_eq!(v["type"], "string");
+        assert!(v.get("pattern").is_none());
+        assert!(
+            v["$comment"]
+                .as_str()
+                .unwrap()
+                .contains("not a valid regular expression")
+        );
+        let ok = conv(
+            &doc,
+            json!({"type": "string", "pattern": "^\\p{L}+$"}),
+            Direction::Input,
+        );
+        assert_eq!(ok["pattern"], "^\\p{L}+$");
+    }
+}
