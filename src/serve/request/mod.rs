@@ -1,0 +1,324 @@
+//! Request: turns one `tools/call`'s arguments and the tool's call mapping into the HTTP request
+//! to send (URL, query, headers, cookies, body); pure, so every serialization rule is unit-tested.
+//!
+//! Parameters follow OpenAPI's `style`/`explode` rules. Every value is percent-encoded so that it
+//! stays inside its own slot: a path argument is always exactly one segment (`a/b c?` ->
+//! `a%2Fb%20c%3F`, `..` -> `%2E%2E`), a query value never adds a parameter (`&`, `=` and `#` are
+//! encoded even with `allowReserved`), and header or cookie values with control characters are
+//! refused rather than sent.
+//!
+//! The builder and the [`Prepared`] request live here; the encodings live in one file each:
+//! `encode` (percent-encoding sets, values as text), `path` (the URL path and its parameters),
+//! `params` (query, header and cookie parameters), `body` (JSON, form, text and binary bodies)
+//! and `multipart` (`multipart/form-data` bodies).
+
+mod body;
+mod encode;
+mod multipart;
+mod params;
+mod path;
+
+use crate::tool::{ArgIn, Call};
+use body::body;
+use encode::{COOKIE, KEY, RESERVED_OK, STRICT, encode};
+use params::{cookie_pairs, header_value, query_pairs};
+use path::path;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// An argument that cannot be put into the request; the message names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgError {
+    pub argument: String,
+    pub message: String,
+}
+
+impl ArgError {
+    fn new(argument: &str, message: impl Into<String>) -> Self {
+        ArgError {
+            argument: argument.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "argument `{}`: {}", self.argument, self.message)
+    }
+}
+
+/// One `key=value` of the query string, both already percent-encoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryPair {
+    pub key: String,
+    pub value: String,
+    /// A credential: shown as `***` in logs and messages.
+    pub secret: bool,
+}
+
+/// The HTTP request for one tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    pub method: &'static str,
+    /// Base URL and encoded path, without the query.
+    pub url: String,
+    pub query: Vec<QueryPair>,
+    /// Header name and value, in order; `Cookie` is built from `cookies` when sent.
+    pub headers: Vec<(String, String)>,
+    /// `name=value` pairs (value encoded) for the `Cookie` header.
+    pub cookies: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+impl Prepared {
+    /// The URL to send, with the query.
+    pub fn full_url(&self) -> String {
+        self.url_with(|p| &p.value)
+    }
+
+    /// The URL for logs and messages: credential values replaced by `***`, and any user
+    /// information (`user:password@`) in the base URL removed.
+    pub fn shown_url(&self) -> String {
+        strip_userinfo(&self.url_with(|p| if p.secret { "***" } else { &p.value }))
+    }
+
+    fn url_with(&self, value: impl Fn(&QueryPair) -> &str) -> String {
+        let mut url = self.url.clone();
+        for (i, p) in self.query.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            url.push_str(&p.key);
+            url.push('=');
+            url.push_str(value(p));
+        }
+        url
+    }
+
+    /// The `Cookie` header value, if any cookie is set.
+    pub fn cookie_header(&self) -> Option<String> {
+        if self.cookies.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        Some(parts.join("; "))
+    }
+
+    /// Set a header, replacing any earlier one of the same name (case-insensitive).
+    pub fn set_header(&mut self, name: &str, value: &str) {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_string(), value.to_string()));
+    }
+
+    /// Whether a header of that name is set.
+    pub fn has_header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    }
+
+    /// Set a query parameter (raw name and value), replacing any earlier one of that name.
+    pub fn set_query(&mut self, name: &str, value: &str, secret: bool) {
+        let key = encode(name, KEY);
+        self.query.retain(|p| p.key != key);
+        self.query.push(QueryPair {
+            key,
+            value: encode(value, STRICT),
+            secret,
+        });
+    }
+
+    /// Set a cookie (raw name and value), replacing any earlier one of that name.
+    pub fn set_cookie(&mut self, name: &str, value: &str) {
+        self.cookies.retain(|(n, _)| n != name);
+        self.cookies.push((name.to_string(), encode(value, COOKIE)));
+    }
+}
+
+fn strip_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+/// Headers that describe the connection or the message framing: the HTTP client sets them, an
+/// argument may not.
+const RESERVED_HEADERS: &[&str] = &[
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "content-type",
+    "cookie",
+];
+
+/// Build the request for `call` with `args` (already validated against the input schema), to be
+/// sent to `base` (no trailing slash). `input_schema` tells which body properties are base64.
+pub fn build(
+    call: &Call,
+    input_schema: &Value,
+    base: &str,
+    args: &Map<String, Value>,
+) -> Result<Prepared, ArgError> {
+    let mut out = Prepared {
+        method: call.method.as_str(),
+        url: format!("{}{}", base.trim_end_matches('/'), path(call, args)?),
+        query: Vec::new(),
+        headers: Vec::new(),
+        cookies: Vec::new(),
+        body: None,
+    };
+    for a in &call.arguments {
+        let Some(value) = args.get(&a.name) else {
+            continue;
+        };
+        let wire = a.original.as_deref().unwrap_or(&a.name);
+        match a.location {
+            ArgIn::Query => {
+                if value.is_null() {
+                    continue;
+                }
+                let set = if a.allow_reserved {
+                    RESERVED_OK
+                } else {
+                    STRICT
+                };
+                out.query
+                    .extend(
+                        query_pairs(a, wire, value, set)
+                            .into_iter()
+                            .map(|(key, value)| QueryPair {
+                                key,
+                                value,
+                                secret: false,
+                            }),
+                    );
+            }
+            ArgIn::Header => {
+                if value.is_null() {
+                    continue;
+                }
+                if RESERVED_HEADERS.contains(&wire.to_ascii_lowercase().as_str()) {
+                    continue;
+                }
+                let text = header_value(a, value);
+                if text.chars().any(|c| c.is_control() && c != '\t') {
+                    return Err(ArgError::new(
+                        &a.name,
+                        "a header value cannot contain control characters (line breaks)",
+                    ));
+                }
+                if !text.is_ascii() {
+                    return Err(ArgError::new(&a.name, "a header value must be ASCII text"));
+                }
+                out.headers.push((wire.to_string(), text));
+            }
+            ArgIn::Cookie => {
+                if value.is_null() {
+                    continue;
+                }
+                out.cookies.extend(cookie_pairs(a, wire, value));
+            }
+            ArgIn::Path | ArgIn::Body | ArgIn::WholeBody => {}
+        }
+    }
+    if let Some(b) = &call.body
+        && let Some((content_type, bytes)) = body(call, b, input_schema, args)?
+    {
+        out.headers.push(("Content-Type".into(), content_type));
+        out.body = Some(bytes);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Method;
+    use crate::tool::{Argument, Body};
+    use serde_json::json;
+
+    pub(super) fn param(
+        name: &str,
+        location: ArgIn,
+        style: &'static str,
+        explode: bool,
+    ) -> Argument {
+        Argument {
+            name: name.to_string(),
+            location,
+            original: Some(name.to_string()),
+            style: Some(style),
+            explode: Some(explode),
+            allow_reserved: false,
+            content_type: None,
+        }
+    }
+
+    pub(super) fn call(path: &str, arguments: Vec<Argument>, body: Option<Body>) -> Call {
+        Call {
+            method: Method::Post,
+            path: path.to_string(),
+            servers: vec![],
+            arguments,
+            body,
+            output_wrapped: None,
+        }
+    }
+
+    pub(super) fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    pub(super) fn url(c: &Call, a: Value) -> String {
+        build(c, &json!({}), "http://h", &args(a))
+            .unwrap()
+            .full_url()
+    }
+
+    pub(super) fn body_arg(name: &str) -> Argument {
+        Argument {
+            name: name.to_string(),
+            location: ArgIn::Body,
+            original: Some(name.to_string()),
+            style: None,
+            explode: None,
+            allow_reserved: false,
+            content_type: None,
+        }
+    }
+
+    pub(super) fn spread(ct: &str, encoding: Option<Value>) -> Option<Body> {
+        Some(Body {
+            content_type: ct.to_string(),
+            required: true,
+            spread: true,
+            encoding,
+        })
+    }
+
+    #[test]
+    fn shown_url_hides_secrets_and_userinfo() {
+        let mut p = Prepared {
+            method: "GET",
+            url: "https://u:p@h/x".into(),
+            query: vec![],
+            headers: vec![],
+            cookies: vec![],
+            body: None,
+        };
+        p.set_query("q", "1", false);
+        p.set_query("api_key", "s3cret", true);
+        assert_eq!(p.full_url(), "https://u:p@h/x?q=1&api_key=s3cret");
+        assert_eq!(p.shown_url(), "https://h/x?q=1&api_key=***");
+    }
+}
