@@ -37,11 +37,22 @@ impl Drift {
     }
 }
 
+/// The tools of a list in any output shape, by name: under `tools` (MCP) or
+/// `functionDeclarations` (Gemini), or a bare array (Anthropic, OpenAI), named by `name` or
+/// `function.name` (OpenAI Chat Completions).
 fn by_name(root: &Value) -> Option<Vec<(&str, &Value)>> {
-    root.get("tools")?
-        .as_array()?
-        .iter()
-        .map(|t| Some((t.get("name")?.as_str()?, t)))
+    let list = match root {
+        Value::Array(items) => items,
+        _ => root
+            .get("tools")
+            .or_else(|| root.get("functionDeclarations"))?
+            .as_array()?,
+    };
+    list.iter()
+        .map(|t| {
+            let name = t.get("name").or_else(|| t.get("function")?.get("name"));
+            Some((name?.as_str()?, t))
+        })
         .collect()
 }
 

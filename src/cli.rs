@@ -1,8 +1,9 @@
 //! Command line: argument definitions (clap) and the commands they run. `main` only calls [`run`].
 
-use crate::emit::{self, Format};
+use crate::emit::{self, Format, Shape};
 use crate::error::{Error, Result};
 use crate::model::Method;
+use crate::target::Target;
 use crate::{Filter, NameStyle, Options};
 use clap::{Args, Parser, Subcommand};
 use std::io::{Read, Write};
@@ -91,9 +92,15 @@ pub struct ConvertArgs {
     /// standard output.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Output format.
+    /// Output format: `json` (compact, one tool a line), `json-pretty` (indented), `yaml`.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+    /// What to write: `mcp`, an MCP tools list (`{"tools": [...]}`); or the tool list of a model
+    /// API called directly, without MCP: `anthropic` (Messages API), `openai` (Chat Completions),
+    /// `openai-responses` (Responses API), `gemini` (a `functionDeclarations` tool). The API
+    /// shapes hold name, description and input schema only.
+    #[arg(long, value_enum, default_value_t = Shape::Mcp)]
+    pub shape: Shape,
     /// Apply this reviewed hints file (its values win over vendor extensions and the method
     /// table). An entry naming a tool that does not exist is an error.
     #[arg(long, value_name = "FILE")]
@@ -134,11 +141,18 @@ pub struct SelectArgs {
     /// How tool names are spelled (from operationId, else method + path).
     #[arg(long, value_enum, default_value_t = NameStyle::Snake)]
     pub name_style: NameStyle,
-    /// Longest tool name; longer ones are cut and get a 6-character stable hash.
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    pub max_name_len: usize,
+    /// The client the tools are for; presets the name length, the first character of names and
+    /// whether `$ref`s are inlined (see README, "Client targets"): mcp and claude and openai 64
+    /// characters; cursor 60 and inlined; gemini 63, a letter or `_` first, inlined.
+    #[arg(long, value_enum, default_value_t = Target::Mcp)]
+    pub target: Target,
+    /// Longest tool name; longer ones are cut and get a 6-character stable hash. Default: the
+    /// target's (64 for mcp). Lower it by your server name's length + 1 for Cursor, which counts
+    /// both.
+    #[arg(long, value_name = "N")]
+    pub max_name_len: Option<usize>,
     /// Inline every non-recursive `$ref` instead of emitting `$defs` (for clients that cannot
-    /// follow `$ref`). Recursive schemas keep `$defs`.
+    /// follow `$ref`; on for the cursor and gemini targets). Recursive schemas keep `$defs`.
     #[arg(long)]
     pub inline_refs: bool,
     /// Most bytes (compact JSON) of one tool's input or output schema, counting referenced
@@ -162,6 +176,7 @@ fn parse_method(s: &str) -> std::result::Result<Method, String> {
 
 impl SelectArgs {
     pub fn options(&self) -> Options {
+        let preset = Options::for_target(self.target);
         Options {
             filter: Filter {
                 include_tags: self.include_tag.clone(),
@@ -173,8 +188,9 @@ impl SelectArgs {
                 skip_deprecated: self.skip_deprecated,
             },
             name_style: self.name_style,
-            max_name_len: self.max_name_len,
-            inline_refs: self.inline_refs,
+            max_name_len: self.max_name_len.unwrap_or(preset.max_name_len),
+            letter_first: preset.letter_first,
+            inline_refs: self.inline_refs || preset.inline_refs,
             schema_budget: (self.schema_budget > 0).then_some(self.schema_budget),
             max_ref_depth: self.max_ref_depth,
             output_schema: !self.no_output_schema,
@@ -221,7 +237,7 @@ fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
 }
 
 /// Read SPEC (`-` is standard input) and convert it, applying a hints file when given. The
-/// document is returned too, so that a one-shot command can skip freeing it (see [`convert`]).
+/// document is returned too, so that a one-shot command can skip freeing it (as `convert` does).
 pub fn load(
     spec: &str,
     options: &Options,
@@ -258,15 +274,18 @@ fn print(text: &str) -> Result<()> {
 fn convert(args: &ConvertArgs) -> Result<i32> {
     let (doc, conversion) = load(&args.spec, &args.select.options(), args.hints.as_deref())?;
     let tools = &conversion.tools;
+    let (shape, format) = (args.shape, args.format);
     let status = match &args.output {
-        Some(path) if args.check => check(path, &emit::render(tools, args.format)?, tools),
+        Some(path) if args.check => {
+            check(path, &emit::render_as(tools, shape, format)?, tools, shape)
+        }
         // Streamed straight to the file or the terminal: the output is never held in memory.
         Some(path) => {
-            write_atomically_with(path, |w| emit::write(tools, args.format, w)).map(|_| 0)
+            write_atomically_with(path, |w| emit::write_as(tools, shape, format, w)).map(|_| 0)
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            match emit::write(tools, args.format, &mut out).and_then(|_| {
+            match emit::write_as(tools, shape, format, &mut out).and_then(|_| {
                 out.flush().map_err(|e| Error::Io {
                     path: "<output>".into(),
                     source: e,
@@ -294,7 +313,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
 }
 
 /// `--check`: compare without writing.
-fn check(path: &Path, text: &str, tools: &[crate::Tool]) -> Result<i32> {
+fn check(path: &Path, text: &str, tools: &[crate::Tool], shape: Shape) -> Result<i32> {
     let shown = path.display().to_string();
     let old = std::fs::read(path);
     if old.as_deref().ok() == Some(text.as_bytes()) {
@@ -304,7 +323,7 @@ fn check(path: &Path, text: &str, tools: &[crate::Tool]) -> Result<i32> {
         Ok(bytes) => crate::load::parse_tree(&shown, &bytes).map_err(|e| e.to_string()),
         Err(e) => Err(format!("cannot read: {e}")),
     };
-    let drift = crate::check::drift(parsed, &emit::list_json(tools));
+    let drift = crate::check::drift(parsed, &emit::list_value(tools, shape));
     eprint!(
         "openapi-mcp: {shown} is out of date:\n{}",
         drift.render(&shown)

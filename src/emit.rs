@@ -1,6 +1,7 @@
-//! Emit: tools -> an MCP `ListToolsResult` (`{"tools": [...]}`) as JSON (compact, one tool a
-//! line), indented JSON, or YAML, always with a trailing newline. Output depends only on the
-//! tools, so equal input gives equal bytes. Everything is streamed: no copy of the list is built.
+//! Emit: tools -> an MCP `ListToolsResult` (`{"tools": [...]}`), or the tool list of a model API
+//! ([`Shape`]), as JSON (compact, one tool a line), indented JSON, or YAML, always with a trailing
+//! newline. Output depends only on the tools, so equal input gives equal bytes. Everything is
+//! streamed: no copy of the list is built.
 
 use crate::error::{Error, Result};
 use crate::tool::{ArgIn, Call, Tool};
@@ -21,6 +22,36 @@ pub enum Format {
     JsonPretty,
     /// YAML.
     Yaml,
+}
+
+/// What the document is: an MCP tools list, or the `tools` of a model API called directly (those
+/// carry name, description and input schema only: no title, annotations, output schema or HTTP
+/// mapping, which have no place there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Shape {
+    /// MCP `ListToolsResult`: `{"tools": [Tool, ...]}`.
+    #[default]
+    Mcp,
+    /// Anthropic Messages API `tools`: `[{"name", "description", "input_schema"}, ...]`.
+    Anthropic,
+    /// OpenAI Chat Completions `tools`:
+    /// `[{"type": "function", "function": {"name", "description", "parameters"}}, ...]`.
+    Openai,
+    /// OpenAI Responses API `tools`: `[{"type": "function", "name", "description", "parameters"}, ...]`.
+    OpenaiResponses,
+    /// Gemini `Tool`: `{"functionDeclarations": [{"name", "description", "parametersJsonSchema"}, ...]}`.
+    Gemini,
+}
+
+impl Shape {
+    /// The key the list sits under, or `None` for a bare array.
+    fn key(self) -> Option<&'static str> {
+        match self {
+            Shape::Mcp => Some("tools"),
+            Shape::Gemini => Some("functionDeclarations"),
+            Shape::Anthropic | Shape::Openai | Shape::OpenaiResponses => None,
+        }
+    }
 }
 
 /// One tool as an MCP `Tool` object.
@@ -119,26 +150,102 @@ impl Serialize for ToolOut<'_> {
     }
 }
 
-struct ListOut<'a>(&'a [Tool]);
+/// A tool in its shape. The API shapes carry the description (the title when there is none) and
+/// the input schema under that API's key.
+struct ItemOut<'a>(&'a Tool, Shape);
 
-impl Serialize for ListOut<'_> {
+impl Serialize for ItemOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("tools", &ToolsOut(self.0))?;
+        let (t, shape) = (self.0, self.1);
+        if shape == Shape::Mcp {
+            return ToolOut(t).serialize(s);
+        }
+        if shape == Shape::Openai {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("type", "function")?;
+            m.serialize_entry("function", &FunctionOut(t, "parameters"))?;
+            return m.end();
+        }
+        let key = match shape {
+            Shape::Anthropic => "input_schema",
+            Shape::Gemini => "parametersJsonSchema",
+            _ => "parameters",
+        };
+        let mut m = s.serialize_map(None)?;
+        if shape == Shape::OpenaiResponses {
+            m.serialize_entry("type", "function")?;
+        }
+        m.serialize_entry("name", &t.name)?;
+        m.serialize_entry("description", api_description(t))?;
+        m.serialize_entry(key, &t.input_schema)?;
         m.end()
     }
 }
 
-struct ToolsOut<'a>(&'a [Tool]);
+/// `{"name", "description", KEY: inputSchema}`.
+struct FunctionOut<'a>(&'a Tool, &'static str);
 
-impl Serialize for ToolsOut<'_> {
+impl Serialize for FunctionOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(ToolOut))
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("name", &self.0.name)?;
+        m.serialize_entry("description", api_description(self.0))?;
+        m.serialize_entry(self.1, &self.0.input_schema)?;
+        m.end()
     }
 }
 
-/// Write the list in `format` to `out`, ending in a newline. Streams: nothing is copied.
+fn api_description(t: &Tool) -> &str {
+    if t.description.is_empty() {
+        &t.title
+    } else {
+        &t.description
+    }
+}
+
+struct ItemsOut<'a>(&'a [Tool], Shape);
+
+impl Serialize for ItemsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|t| ItemOut(t, self.1)))
+    }
+}
+
+/// The whole document: the list under its key, or a bare array.
+struct ListOut<'a>(&'a [Tool], Shape);
+
+impl Serialize for ListOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let items = ItemsOut(self.0, self.1);
+        match self.1.key() {
+            Some(key) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry(key, &items)?;
+                m.end()
+            }
+            None => items.serialize(s),
+        }
+    }
+}
+
+/// The whole list in `shape` as a value (for comparisons; output is streamed by [`write_as`]).
+pub fn list_value(tools: &[Tool], shape: Shape) -> Value {
+    serde_json::to_value(ListOut(tools, shape)).unwrap_or(Value::Null)
+}
+
+/// Write the MCP tools list in `format` to `out`, ending in a newline.
 pub fn write(tools: &[Tool], format: Format, out: &mut impl std::io::Write) -> Result<()> {
+    write_as(tools, Shape::Mcp, format, out)
+}
+
+/// Write the list in `shape` and `format` to `out`, ending in a newline. Streams: nothing is
+/// copied.
+pub fn write_as(
+    tools: &[Tool],
+    shape: Shape,
+    format: Format,
+    out: &mut impl std::io::Write,
+) -> Result<()> {
     let io = |e: std::io::Error| Error::Io {
         path: "<output>".into(),
         source: e,
@@ -149,30 +256,39 @@ pub fn write(tools: &[Tool], format: Format, out: &mut impl std::io::Write) -> R
     };
     match format {
         Format::Json => {
-            if tools.is_empty() {
-                return out.write_all(b"{\"tools\":[]}\n").map_err(io);
-            }
-            out.write_all(b"{\"tools\":[\n").map_err(io)?;
+            let (open, close) = match shape.key() {
+                Some(key) => (format!("{{\"{key}\":["), "]}"),
+                None => ("[".to_string(), "]"),
+            };
+            out.write_all(open.as_bytes()).map_err(io)?;
             for (i, t) in tools.iter().enumerate() {
-                if i > 0 {
-                    out.write_all(b",\n").map_err(io)?;
-                }
-                serde_json::to_writer(&mut *out, &ToolOut(t)).map_err(json)?;
+                out.write_all(if i == 0 { b"\n" } else { b",\n" })
+                    .map_err(io)?;
+                serde_json::to_writer(&mut *out, &ItemOut(t, shape)).map_err(json)?;
             }
-            out.write_all(b"\n]}\n").map_err(io)
-        }
-        Format::JsonPretty => {
-            serde_json::to_writer_pretty(&mut *out, &ListOut(tools)).map_err(json)?;
+            if !tools.is_empty() {
+                out.write_all(b"\n").map_err(io)?;
+            }
+            out.write_all(close.as_bytes()).map_err(io)?;
             out.write_all(b"\n").map_err(io)
         }
-        Format::Yaml => yaml_serde::to_writer(&mut *out, &ListOut(tools))
+        Format::JsonPretty => {
+            serde_json::to_writer_pretty(&mut *out, &ListOut(tools, shape)).map_err(json)?;
+            out.write_all(b"\n").map_err(io)
+        }
+        Format::Yaml => yaml_serde::to_writer(&mut *out, &ListOut(tools, shape))
             .map_err(|e| Error::Usage(format!("cannot write YAML: {e}"))),
     }
 }
 
-/// Render the list in `format`, ending in a newline.
+/// Render the MCP tools list in `format`, ending in a newline.
 pub fn render(tools: &[Tool], format: Format) -> Result<String> {
+    render_as(tools, Shape::Mcp, format)
+}
+
+/// Render the list in `shape` and `format`, ending in a newline.
+pub fn render_as(tools: &[Tool], shape: Shape, format: Format) -> Result<String> {
     let mut buf = Vec::new();
-    write(tools, format, &mut buf)?;
+    write_as(tools, shape, format, &mut buf)?;
     String::from_utf8(buf).map_err(|e| Error::Usage(format!("output is not UTF-8: {e}")))
 }

@@ -33,6 +33,7 @@ pub mod review;
 pub mod schema;
 pub mod serve;
 pub mod swagger;
+pub mod target;
 pub mod tool;
 pub mod vocab;
 
@@ -50,6 +51,8 @@ pub struct Options {
     pub name_style: NameStyle,
     /// Longest tool name; longer names are cut and get a stable hash suffix.
     pub max_name_len: usize,
+    /// Tool names must start with a letter or `_` (Gemini); one starting with a digit gets a `_`.
+    pub letter_first: bool,
     /// Inline every non-recursive `$ref` instead of emitting `$defs`.
     pub inline_refs: bool,
     /// Most bytes (compact JSON) of one tool's input or output schema; definitions past it become
@@ -64,12 +67,26 @@ pub struct Options {
 /// The default per-schema budget: see README, "Output size".
 pub const DEFAULT_SCHEMA_BUDGET: usize = 32 * 1024;
 
+impl Options {
+    /// The default options with the preset of `target` (name length, name start, `$ref`s).
+    pub fn for_target(target: target::Target) -> Options {
+        let rules = target.rules();
+        Options {
+            max_name_len: rules.max_name_len,
+            letter_first: rules.letter_first,
+            inline_refs: rules.inline_refs,
+            ..Options::default()
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             filter: Filter::default(),
             name_style: NameStyle::Snake,
             max_name_len: 64,
+            letter_first: false,
             inline_refs: false,
             schema_budget: Some(DEFAULT_SCHEMA_BUDGET),
             max_ref_depth: None,
@@ -142,10 +159,13 @@ pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conve
     let wanted: Vec<(String, String)> = selected
         .iter()
         .map(|op| {
-            (
-                naming::wanted_name(op, options.name_style),
-                format!("{} {}", op.method.as_str(), op.path),
-            )
+            let name = naming::wanted_name(op, options.name_style);
+            let name = if options.letter_first {
+                target::letter_first(name)
+            } else {
+                name
+            };
+            (name, format!("{} {}", op.method.as_str(), op.path))
         })
         .collect();
     let names = naming::assign(&wanted, options.max_name_len, options.name_style);

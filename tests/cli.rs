@@ -325,30 +325,81 @@ fn inline_refs_leaves_only_recursive_defs() {
     assert_eq!(t[0]["outputSchema"]["$defs"].as_object().unwrap().len(), 1);
 }
 
+/// Every option `--help` lists for a command is in the README, and the ones the README's option
+/// table promises are in `--help`.
 #[test]
-fn help_documents_every_option() {
-    let out = cmd()
-        .args(["convert", "--help"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let help = String::from_utf8(out).unwrap();
+fn help_and_readme_document_every_option() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    for command in ["convert", "hints", "lint", "review", "serve"] {
+        let help = stdout_of(&[command, "--help"]);
+        let options: Vec<&str> = help
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                let l = l.strip_prefix("-o, ").unwrap_or(l);
+                l.starts_with("--")
+                    .then(|| l.split([' ', '<', ',']).next().unwrap())
+            })
+            .filter(|o| !["--help", "--version"].contains(o))
+            .collect();
+        assert!(options.len() >= 2, "{command}: {options:?}");
+        for opt in options {
+            // The whole option, not a prefix of a longer one.
+            let documented = readme.match_indices(opt).any(|(i, _)| {
+                !readme[i + opt.len()..].starts_with(|c: char| c.is_ascii_lowercase() || c == '-')
+            });
+            assert!(documented, "{command} {opt} is not in the README");
+        }
+    }
+    let help = stdout_of(&["convert", "--help"]);
     for opt in [
         "--output",
         "--format",
-        "--include-tag",
-        "--exclude-tag",
-        "--include-path",
-        "--methods",
-        "--include-op",
-        "--exclude-op",
-        "--skip-deprecated",
-        "--name-style",
+        "--shape",
+        "--target",
         "--max-name-len",
-        "--inline-refs",
+        "--schema-budget",
+        "--check",
     ] {
         assert!(help.contains(opt), "{opt} missing from --help");
     }
+}
+
+#[test]
+fn target_and_shape_options() {
+    let spec = "specs/targets.yaml";
+    assert_eq!(names(&[spec])[0], "2fa_enable");
+    assert_eq!(names(&[spec, "--target", "gemini"])[0], "_2fa_enable");
+    assert!(names(&[spec, "--target", "cursor"])[1].len() <= 60);
+    // An explicit length wins over the target's.
+    assert!(names(&[spec, "--target", "cursor", "--max-name-len", "30"])[1].len() <= 30);
+    let text = stdout_of(&["convert", spec, "--shape", "anthropic"]);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc[0]["name"], "2fa_enable");
+    assert!(doc[0]["input_schema"].is_object());
+    // `--check` works on every shape and names what changed.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools.json");
+    std::fs::write(&out, &text).unwrap();
+    cmd()
+        .args(["convert", spec, "--shape", "anthropic", "--check", "-o"])
+        .arg(&out)
+        .assert()
+        .code(0);
+    cmd()
+        .args([
+            "convert",
+            spec,
+            "--shape",
+            "anthropic",
+            "--target",
+            "gemini",
+            "--check",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("added   _2fa_enable"))
+        .stderr(predicate::str::contains("removed 2fa_enable"));
 }
