@@ -5,10 +5,13 @@
 //! ```
 //!
 //! For each document (default: a fixed set from the shared corpus, largest first) it measures,
-//! best of several runs: (a) the floor, reading the file and parsing it into a `serde_json::Value`;
-//! (b) our full conversion including writing the pretty-printed output to a file. It prints the
-//! ratio b/a, throughput (operations per second), peak memory of a conversion (run in a child
-//! process of this binary, read from `/proc/self/status`), and the output size.
+//! best of several runs: (a) the floor, reading the file and parsing it into a `serde_json::Value`
+//! (for YAML: into a `yaml_serde::Value`, the YAML parser's own work); (b) our full conversion with
+//! default options, including writing the output to a file. It prints the ratio b/a, throughput
+//! (operations per second), peak memory of the floor and of a conversion (each run in a child
+//! process of this binary, read from `/proc/self/status`), and the output size. The corpus has no
+//! large YAML document, so a few JSON ones are also benchmarked as YAML (converted to YAML into a
+//! temporary folder first; rows marked `(yaml)`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -25,6 +28,38 @@ const DEFAULT: &[&str] = &[
     "slack.com.json",
 ];
 
+/// Documents also measured as YAML.
+const AS_YAML: &[&str] = &["kubernetes.io.json", "stripe.com.json"];
+
+fn is_yaml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "yaml")
+}
+
+/// The floor: read and parse, nothing else.
+fn floor(path: &Path) -> usize {
+    let bytes = std::fs::read(path).expect("readable");
+    if is_yaml(path) {
+        let v: yaml_serde::Value = yaml_serde::from_slice(&bytes).expect("YAML");
+        std::hint::black_box(&v);
+        bytes.len()
+    } else {
+        let v: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        std::hint::black_box(&v);
+        bytes.len()
+    }
+}
+
+/// Run this binary as a child in `mode` and read the peak memory (KiB) it prints.
+fn child_peak(mode: &str, args: &[&Path]) -> u64 {
+    std::process::Command::new(std::env::current_exe().expect("self"))
+        .arg(mode)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(0)
+}
+
 fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     let mut best = Duration::MAX;
     let mut last = None;
@@ -37,18 +72,18 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("at least one run"))
 }
 
-fn convert_to(path: &Path, out: &Path) -> (usize, usize) {
-    let c = openapi_mcp::convert_file(path, &openapi_mcp::Options::default()).expect("converts");
-    let file = std::fs::File::create(out).expect("output file");
-    let mut w = std::io::BufWriter::new(file);
-    openapi_mcp::emit::write(&c.tools, openapi_mcp::emit::Format::Json, &mut w).expect("writes");
-    drop(w);
-    (
-        c.operations,
-        std::fs::metadata(out)
-            .map(|m| m.len() as usize)
-            .unwrap_or(0),
-    )
+/// What `openapi-mcp convert PATH -o OUT` does. The document and tools are returned so that the
+/// caller frees them outside the timed part, as the command line skips freeing them at exit.
+fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
+    let doc = openapi_mcp::load::load_file(path).expect("loads");
+    let c =
+        openapi_mcp::convert_document(&doc, &openapi_mcp::Options::default()).expect("converts");
+    openapi_mcp::cli::write_atomically_with(out, |w| {
+        openapi_mcp::emit::write(&c.tools, openapi_mcp::emit::Format::Json, w)
+    })
+    .expect("writes");
+    let written = std::fs::metadata(out).map_or(0, |m| m.len() as usize);
+    (c.operations, written, (doc, c))
 }
 
 fn peak_rss_kib() -> u64 {
@@ -62,9 +97,14 @@ fn peak_rss_kib() -> u64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    // Child mode: one conversion, then report peak memory.
+    // Child modes: one conversion (or one floor parse), then report peak memory.
     if args.first().map(String::as_str) == Some("--one") {
         convert_to(Path::new(&args[1]), Path::new(&args[2]));
+        println!("{}", peak_rss_kib());
+        return;
+    }
+    if args.first().map(String::as_str) == Some("--floor") {
+        floor(Path::new(&args[1]));
         println!("{}", peak_rss_kib());
         return;
     }
@@ -77,42 +117,48 @@ fn main() {
     } else {
         DEFAULT.iter().map(|s| s.to_string()).collect()
     };
-    let out = std::env::temp_dir().join("openapi-mcp-bench.json");
+    let tmp = tempfile::tempdir().expect("temporary folder");
+    let out = tmp.path().join("out.json");
+    let mut docs: Vec<(String, PathBuf)> =
+        names.iter().map(|n| (n.clone(), root.join(n))).collect();
+    if args.len() == 1 {
+        for name in AS_YAML {
+            let Ok(bytes) = std::fs::read(root.join(name)) else {
+                continue;
+            };
+            let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+            let yaml = tmp
+                .path()
+                .join(name.replace('/', "_"))
+                .with_extension("yaml");
+            std::fs::write(&yaml, yaml_serde::to_string(&value).expect("YAML")).expect("writes");
+            docs.push((format!("{name} (yaml)"), yaml));
+        }
+    }
     println!(
-        "| spec | ops | size MB | floor s | ours s | ratio | ops/s | peak MiB | peak/size | output MB |"
+        "| spec | ops | size MB | floor s | ours s | ratio | ops/s | floor peak MiB | peak MiB | peak/size | output MB |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for name in names {
-        let path = root.join(&name);
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (name, path) in docs {
         let Ok(meta) = std::fs::metadata(&path) else {
             eprintln!("skipped {name}: not found");
             continue;
         };
         let size = meta.len() as f64 / 1e6;
         let runs = if size > 20.0 { 2 } else { 5 };
-        let (floor, _) = best(runs, || {
-            let bytes = std::fs::read(&path).expect("readable");
-            serde_json::from_slice::<serde_json::Value>(&bytes).expect("JSON")
-        });
-        let (ours, (ops, out_bytes)) = best(runs, || convert_to(&path, &out));
-        let peak: u64 = std::process::Command::new(std::env::current_exe().expect("self"))
-            .arg("--one")
-            .arg(&path)
-            .arg(&out)
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-            .unwrap_or(0);
-        let peak_mib = peak as f64 / 1024.0;
+        let (floor_time, _) = best(runs, || floor(&path));
+        let (ours, (ops, out_bytes, _)) = best(runs, || convert_to(&path, &out));
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        let floor_peak = mib(child_peak("--floor", &[&path]));
+        let peak = mib(child_peak("--one", &[&path, &out]));
         println!(
-            "| {name} | {ops} | {size:.1} | {:.3} | {:.3} | {:.2} | {:.0} | {peak_mib:.0} | {:.1} | {:.1} |",
-            floor.as_secs_f64(),
+            "| {name} | {ops} | {size:.1} | {:.3} | {:.3} | {:.2} | {:.0} | {floor_peak:.0} | {peak:.0} | {:.1} | {:.1} |",
+            floor_time.as_secs_f64(),
             ours.as_secs_f64(),
-            ours.as_secs_f64() / floor.as_secs_f64(),
+            ours.as_secs_f64() / floor_time.as_secs_f64(),
             ops as f64 / ours.as_secs_f64(),
-            peak_mib / (size / 1.048_576),
+            peak / (size / 1.048_576),
             out_bytes as f64 / 1e6,
         );
     }
-    let _ = std::fs::remove_file(out);
 }
