@@ -64,7 +64,32 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = LintFormat::Text)]
     pub format: LintFormat,
     #[command(flatten)]
+    pub budgets: BudgetArgs,
+    #[command(flatten)]
     pub select: SelectArgs,
+}
+
+/// Size budgets for `lint` and `review`.
+#[derive(Debug, Args, Clone)]
+pub struct BudgetArgs {
+    /// Warn about a tool larger than BYTES as a client receives it (compact JSON); the default
+    /// is about 8,000 tokens. `0`: no limit.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::lint::DEFAULT_MAX_TOOL_BYTES)]
+    pub max_tool_bytes: usize,
+    /// Warn when all tools together are larger than BYTES; the default is about 100,000 tokens,
+    /// half of a 200k-token context. `0`: no limit.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::lint::DEFAULT_MAX_LIST_BYTES)]
+    pub max_list_bytes: usize,
+}
+
+impl BudgetArgs {
+    fn lint_options(&self, expect_review: bool) -> crate::lint::LintOptions {
+        crate::lint::LintOptions {
+            expect_review,
+            max_tool_bytes: (self.max_tool_bytes > 0).then_some(self.max_tool_bytes),
+            max_list_bytes: (self.max_list_bytes > 0).then_some(self.max_list_bytes),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,6 +105,8 @@ pub struct ReviewArgs {
     /// Apply this reviewed hints file first.
     #[arg(long, value_name = "FILE")]
     pub hints: Option<PathBuf>,
+    #[command(flatten)]
+    pub budgets: BudgetArgs,
     #[command(flatten)]
     pub select: SelectArgs,
 }
@@ -392,9 +419,7 @@ fn tools_for_review(
 
 fn lint(args: &LintArgs) -> Result<i32> {
     let (_, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
-    let options = crate::lint::LintOptions {
-        expect_review: args.hints.is_some(),
-    };
+    let options = args.budgets.lint_options(args.hints.is_some());
     let findings = crate::lint::lint(&tools, options);
     print(&match args.format {
         LintFormat::Text => crate::lint::render_text(&findings),
@@ -408,9 +433,7 @@ fn lint(args: &LintArgs) -> Result<i32> {
 
 fn review(args: &ReviewArgs) -> Result<i32> {
     let (title, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
-    let options = crate::lint::LintOptions {
-        expect_review: args.hints.is_some(),
-    };
+    let options = args.budgets.lint_options(args.hints.is_some());
     let findings = crate::lint::lint(&tools, options);
     print(&crate::report::render(&title, &tools, &findings))?;
     Ok(0)

@@ -228,6 +228,31 @@ impl Serialize for ListOut<'_> {
     }
 }
 
+/// Bytes of one tool as written by `--format json` (compact), without building the text.
+pub fn tool_size(t: &Tool) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail, and a tool always serializes.
+    let _ = serde_json::to_writer(&mut count, &ToolOut(t));
+    count.0
+}
+
+/// Bytes `--format json` writes around `n` tools of the MCP list (`{"tools":[`, a line break
+/// before each tool and after the last, `]}` and the final newline): with [`tool_size`] of each
+/// tool, the size of the whole output.
+pub fn frame_size(n: usize) -> usize {
+    "{\"tools\":[".len() + 2 * n + "]}\n".len()
+}
+
 /// The whole list in `shape` as a value (for comparisons; output is streamed by [`write_as`]).
 pub fn list_value(tools: &[Tool], shape: Shape) -> Value {
     serde_json::to_value(ListOut(tools, shape)).unwrap_or(Value::Null)

@@ -1,5 +1,6 @@
 //! Lint: findings about tools — names that contradict their final hints (error), and defects a
-//! reviewer should see (warnings). Reads only the tool model.
+//! reviewer should see (warnings), including tools and lists too large for a model's context.
+//! Reads only the tool model.
 
 use crate::model::Method;
 use crate::tool::Tool;
@@ -45,24 +46,83 @@ pub mod rules {
     pub const NO_DESCRIPTION: &str = "no-description";
     pub const NO_OUTPUT_SCHEMA: &str = "no-output-schema";
     pub const PUT_CREATES_IDEMPOTENT: &str = "put-creates-idempotent";
+    pub const TOOL_TOO_LARGE: &str = "tool-too-large";
+    pub const LIST_TOO_LARGE: &str = "list-too-large";
 }
 
+/// The `tool` of a finding about the whole list.
+pub const WHOLE_LIST: &str = "(all tools)";
+
+/// Default size budget of one tool: 32 KiB, about 8,000 tokens at 4 bytes a token.
+pub const DEFAULT_MAX_TOOL_BYTES: usize = 32 * 1024;
+/// Default size budget of the whole list: about 100,000 tokens at 4 bytes a token, half of a
+/// 200k-token context, which clients fill with every listed tool before the conversation starts.
+pub const DEFAULT_MAX_LIST_BYTES: usize = 400_000;
+
 /// What to lint for.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct LintOptions {
     /// A hints file was given: unreviewed tools are reported.
     pub expect_review: bool,
+    /// Warn about a tool larger than this many bytes (compact JSON, as a client receives it).
+    pub max_tool_bytes: Option<usize>,
+    /// Warn when the whole list is larger than this many bytes.
+    pub max_list_bytes: Option<usize>,
 }
 
-/// Lint every tool; findings in tool order, errors first within a tool.
+impl Default for LintOptions {
+    fn default() -> Self {
+        LintOptions {
+            expect_review: false,
+            max_tool_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
+            max_list_bytes: Some(DEFAULT_MAX_LIST_BYTES),
+        }
+    }
+}
+
+/// Lint every tool; findings in tool order, errors first within a tool, then the findings about
+/// the whole list.
 pub fn lint(tools: &[Tool], options: LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
+    let mut total = 0;
     for t in tools {
         let mut found = Vec::new();
         contradictions(t, &mut found);
         warnings(t, options, &mut found);
+        let size = crate::emit::tool_size(t);
+        total += size;
+        if let Some(max) = options.max_tool_bytes.filter(|&max| size > max) {
+            found.push(finding(
+                t,
+                rules::TOOL_TOO_LARGE,
+                Severity::Warning,
+                format!(
+                    "{} bytes (about {} tokens), over the budget of {max}; every request carries it: \
+                     consider a smaller --schema-budget or --no-output-schema",
+                    size,
+                    size / 4
+                ),
+            ));
+        }
         found.sort_by_key(|f| std::cmp::Reverse(f.severity));
         out.extend(found);
+    }
+    let total = total + crate::emit::frame_size(tools.len());
+    if let Some(max) = options.max_list_bytes.filter(|&max| total > max) {
+        out.push(Finding {
+            tool: WHOLE_LIST.into(),
+            operation: String::new(),
+            rule: rules::LIST_TOO_LARGE,
+            severity: Severity::Warning,
+            message: format!(
+                "the {} tools take {total} bytes (about {} tokens), over the budget of {max}; \
+                 a client puts every listed tool in the model's context: select fewer \
+                 (--include-tag, --include-path, --methods) or cut schemas (--schema-budget, \
+                 --no-output-schema)",
+                tools.len(),
+                total / 4
+            ),
+        });
     }
     out
 }

@@ -136,3 +136,61 @@ fn cli_flags_reach_the_options() {
             .all(|t| t.get("outputSchema").is_none())
     );
 }
+
+/// The sizes lint measures are the bytes `convert` writes.
+#[test]
+fn measured_sizes_are_the_written_bytes() {
+    for path in common::specs() {
+        let c = openapi_mcp::convert_file(&path, &Options::default()).unwrap();
+        let text = openapi_mcp::emit::render(&c.tools, openapi_mcp::emit::Format::Json).unwrap();
+        let measured = openapi_mcp::emit::frame_size(c.tools.len())
+            + c.tools
+                .iter()
+                .map(openapi_mcp::emit::tool_size)
+                .sum::<usize>();
+        assert_eq!(measured, text.len(), "{}", path.display());
+    }
+}
+
+#[test]
+fn lint_warns_about_tools_and_lists_over_budget() {
+    use openapi_mcp::lint::{self, LintOptions, rules};
+    let c = openapi_mcp::convert_file(
+        common::root().join("specs/petstore.yaml"),
+        &Options::default(),
+    )
+    .unwrap();
+    let sizes: Vec<usize> = c.tools.iter().map(openapi_mcp::emit::tool_size).collect();
+    let largest = *sizes.iter().max().unwrap();
+    let total = openapi_mcp::emit::frame_size(sizes.len()) + sizes.iter().sum::<usize>();
+    let found = |options: LintOptions, rule: &str| -> Vec<String> {
+        lint::lint(&c.tools, options)
+            .into_iter()
+            .filter(|f| f.rule == rule)
+            .map(|f| f.tool)
+            .collect()
+    };
+    // Default budgets: the petstore is small.
+    assert!(found(LintOptions::default(), rules::TOOL_TOO_LARGE).is_empty());
+    assert!(found(LintOptions::default(), rules::LIST_TOO_LARGE).is_empty());
+    // Exactly at the budget is fine; one byte less flags exactly the largest tool(s).
+    let at = |tool, list| LintOptions {
+        max_tool_bytes: Some(tool),
+        max_list_bytes: Some(list),
+        ..LintOptions::default()
+    };
+    assert!(found(at(largest, total), rules::TOOL_TOO_LARGE).is_empty());
+    assert!(found(at(largest, total), rules::LIST_TOO_LARGE).is_empty());
+    let over: Vec<String> = c
+        .tools
+        .iter()
+        .zip(&sizes)
+        .filter(|(_, s)| **s == largest)
+        .map(|(t, _)| t.name.clone())
+        .collect();
+    assert_eq!(found(at(largest - 1, total), rules::TOOL_TOO_LARGE), over);
+    assert_eq!(
+        found(at(largest, total - 1), rules::LIST_TOO_LARGE),
+        [lint::WHOLE_LIST]
+    );
+}
