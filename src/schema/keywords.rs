@@ -188,8 +188,10 @@ impl Converter<'_> {
                     }
                     None => None,
                 },
-                // A `$ref` sibling that repeats the target's own text says nothing new.
+                // A `$ref` sibling that repeats the target's own text says nothing new, and an
+                // empty text (725 `"description": ""` in Stripe) says nothing at all.
                 "title" | "description" if self.repeats_target(obj, key, v) => None,
+                "title" | "description" if v.as_str().is_some_and(|t| t.trim().is_empty()) => None,
                 "title" | "description" | "$comment" | "contentEncoding" | "contentMediaType" => {
                     v.is_string().then(|| v.clone())
                 }
@@ -315,6 +317,11 @@ mod tests {
         assert_eq!(
             conv(&doc, same, Direction::Input)["description"],
             Value::Null
+        );
+        let empty = json!({"type": "string", "description": " ", "title": ""});
+        assert_eq!(
+            conv(&doc, empty, Direction::Input),
+            json!({"type": "string"})
         );
         let other = json!({"$ref": "#/components/schemas/A", "description": "The owner's A."});
         assert_eq!(
