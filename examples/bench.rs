@@ -72,18 +72,22 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("at least one run"))
 }
 
-/// What `openapi-mcp convert PATH -o OUT` does. The document and tools are returned so that the
-/// caller frees them outside the timed part, as the command line skips freeing them at exit.
+/// What `openapi-mcp convert PATH -o OUT` does (convert and write on two threads). The document
+/// is returned so that the caller frees it outside the timed part, as the command line skips
+/// freeing it at exit.
 fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
     let doc = openapi_mcp::load::load_file(path).expect("loads");
-    let c =
-        openapi_mcp::convert_document(&doc, &openapi_mcp::Options::default()).expect("converts");
-    openapi_mcp::cli::write_atomically_with(out, |w| {
-        openapi_mcp::emit::write(&c.tools, openapi_mcp::emit::Format::Json, w)
-    })
-    .expect("writes");
+    let summary = openapi_mcp::output::convert_to(
+        &doc,
+        &openapi_mcp::Options::default(),
+        None,
+        openapi_mcp::emit::Shape::Mcp,
+        Some(out),
+    )
+    .expect("converts")
+    .expect("a file is never closed early");
     let written = std::fs::metadata(out).map_or(0, |m| m.len() as usize);
-    (c.operations, written, (doc, c))
+    (summary.operations, written, doc)
 }
 
 fn peak_rss_kib() -> u64 {

@@ -3,10 +3,12 @@
 use crate::emit::{self, Format, Shape};
 use crate::error::{Error, Result};
 use crate::model::Method;
+use crate::output::{self, print};
+use crate::review::HintsFile;
 use crate::target::Target;
 use crate::{Filter, NameStyle, Options};
 use clap::{Args, Parser, Subcommand};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1, 3.2; JSON or YAML) into MCP tool
@@ -263,80 +265,73 @@ fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
     }
 }
 
-/// Read SPEC (`-` is standard input) and convert it, applying a hints file when given. The
-/// document is returned too, so that a one-shot command can skip freeing it (as `convert` does).
-pub fn load(
-    spec: &str,
+/// Read SPEC (`-` is standard input) into a document.
+fn read_document(spec: &str) -> Result<crate::load::Document> {
+    if spec == "-" {
+        let (name, bytes) = read_spec(spec)?;
+        crate::load::parse(&name, &bytes)
+    } else {
+        crate::load::load_file(Path::new(spec))
+    }
+}
+
+/// Convert a document, print its notes, and apply a hints file when given.
+fn convert_loaded(
+    doc: &crate::load::Document,
     options: &Options,
     hints: Option<&Path>,
-) -> Result<(crate::load::Document, crate::Conversion)> {
-    let doc = if spec == "-" {
-        let (name, bytes) = read_spec(spec)?;
-        crate::load::parse(&name, &bytes)?
-    } else {
-        crate::load::load_file(Path::new(spec))?
-    };
-    let mut conversion = crate::convert_document(&doc, options)?;
+) -> Result<crate::Conversion> {
+    let mut conversion = crate::convert_document(doc, options)?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
     }
     if let Some(path) = hints {
-        crate::review::HintsFile::load(path)?.apply(&mut conversion.tools)?;
+        HintsFile::load(path)?.apply(&mut conversion.tools)?;
     }
-    Ok((doc, conversion))
-}
-
-fn print(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a message.
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
-            path: PathBuf::from("<stdout>"),
-            source: e,
-        }),
-        _ => Ok(()),
-    }
+    Ok(conversion)
 }
 
 fn convert(args: &ConvertArgs) -> Result<i32> {
-    let (doc, conversion) = load(&args.spec, &args.select.options(), args.hints.as_deref())?;
-    let tools = &conversion.tools;
+    let options = args.select.options();
+    let doc = read_document(&args.spec)?;
     let (shape, format) = (args.shape, args.format);
-    let status = match &args.output {
-        Some(path) if args.check => {
-            check(path, &emit::render_as(tools, shape, format)?, tools, shape)
-        }
-        // Streamed straight to the file or the terminal: the output is never held in memory.
-        Some(path) => {
-            write_atomically_with(path, |w| emit::write_as(tools, shape, format, w)).map(|_| 0)
-        }
-        None => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            match emit::write_as(tools, shape, format, &mut out).and_then(|_| {
-                out.flush().map_err(|e| Error::Io {
-                    path: "<output>".into(),
-                    source: e,
-                })
-            }) {
-                // A closed pipe (`| head`) is not an error worth a message.
-                Err(Error::Io { source, .. })
-                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
-                {
-                    Ok(0)
-                }
-                Err(Error::Io { source, .. }) => Err(Error::Io {
-                    path: PathBuf::from("<stdout>"),
-                    source,
-                }),
-                other => other.map(|_| 0),
+    let status = if args.check || format != Format::Json {
+        // The whole list is needed: to compare it, or to indent it.
+        let conversion = convert_loaded(&doc, &options, args.hints.as_deref())?;
+        let tools = &conversion.tools;
+        let status = match &args.output {
+            Some(path) if args.check => {
+                check(path, &emit::render_as(tools, shape, format)?, tools, shape)?
             }
+            Some(path) => {
+                output::write_atomically_with(path, |w| emit::write_as(tools, shape, format, w))?;
+                0
+            }
+            None => {
+                output::to_stdout(|w| emit::write_as(tools, shape, format, w))?;
+                0
+            }
+        };
+        std::mem::forget(conversion);
+        status
+    } else {
+        let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
+        let summary = output::convert_to(
+            &doc,
+            &options,
+            hints.as_ref(),
+            shape,
+            args.output.as_deref(),
+        )?;
+        for n in summary.iter().flat_map(|s| &s.notices) {
+            eprintln!("openapi-mcp: note: {n}");
         }
+        0
     };
-    // The process ends here: freeing the document and the tools (millions of small allocations
-    // for a large spec, 15% of the run time for Microsoft Graph) would only delay the exit.
+    // The process ends here: freeing the document (millions of small allocations for a large
+    // spec, 10% of the run time for Microsoft Graph) would only delay the exit.
     std::mem::forget(doc);
-    std::mem::forget(conversion);
-    status
+    Ok(status)
 }
 
 /// `--check`: compare without writing.
@@ -359,7 +354,7 @@ fn check(path: &Path, text: &str, tools: &[crate::Tool], shape: Shape) -> Result
 }
 
 fn hints(args: &HintsArgs) -> Result<i32> {
-    let (_, conversion) = load(&args.spec, &args.select.options(), None)?;
+    let conversion = convert_loaded(&read_document(&args.spec)?, &args.select.options(), None)?;
     let old = match &args.update {
         Some(path) => crate::review::HintsFile::load(path)?,
         None => crate::review::HintsFile::default(),
@@ -385,7 +380,7 @@ fn hints(args: &HintsArgs) -> Result<i32> {
         );
     }
     match args.output.as_ref().or(args.update.as_ref()) {
-        Some(path) => write_atomically(path, text.as_bytes())?,
+        Some(path) => output::write_atomically(path, text.as_bytes())?,
         None => print(&text)?,
     }
     Ok(0)
@@ -437,59 +432,4 @@ fn review(args: &ReviewArgs) -> Result<i32> {
     let findings = crate::lint::lint(&tools, options);
     print(&crate::report::render(&title, &tools, &findings))?;
     Ok(0)
-}
-
-/// Write `bytes` to `path` through a temporary file in the same folder, renamed into place, so a
-/// failed run never leaves a partial file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomically_with(path, |w| {
-        w.write_all(bytes).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    })
-}
-
-/// Like [`write_atomically`], with the content streamed by `fill` into a buffered writer. Nothing
-/// is left behind when `fill` fails.
-pub fn write_atomically_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> Result<()>,
-) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".openapi-mcp-");
-    // Like `fs::write`: a new file gets 0666 minus the umask (a temporary file would be 0600);
-    // a file being replaced keeps its permissions.
-    #[cfg(unix)]
-    let fresh = {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::Permissions::from_mode(0o666)
-    };
-    #[cfg(unix)]
-    builder.permissions(fresh);
-    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        tmp.as_file()
-            .set_permissions(meta.permissions())
-            .map_err(io)?;
-    }
-    {
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        fill(&mut w).map_err(|e| match e {
-            Error::Io { source, .. } => io(source),
-            other => other,
-        })?;
-        w.flush().map_err(io)?;
-    }
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
 }

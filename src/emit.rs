@@ -259,8 +259,74 @@ pub fn list_value(tools: &[Tool], shape: Shape) -> Value {
 }
 
 /// Write the MCP tools list in `format` to `out`, ending in a newline.
-pub fn write(tools: &[Tool], format: Format, out: &mut impl std::io::Write) -> Result<()> {
+pub fn write(
+    tools: &[Tool],
+    format: Format,
+    out: &mut (impl std::io::Write + ?Sized),
+) -> Result<()> {
     write_as(tools, Shape::Mcp, format, out)
+}
+
+fn io_error(e: std::io::Error) -> Error {
+    Error::Io {
+        path: "<output>".into(),
+        source: e,
+    }
+}
+
+fn json_error(e: serde_json::Error) -> Error {
+    if e.is_io() {
+        io_error(e.into())
+    } else {
+        Error::Usage(format!("cannot write JSON: {e}"))
+    }
+}
+
+/// `--format json` written one tool at a time, for a caller that converts and writes tool by
+/// tool: the same bytes as [`write_as`] with [`Format::Json`].
+pub struct JsonLines<W: std::io::Write> {
+    out: W,
+    shape: Shape,
+    count: usize,
+}
+
+impl<W: std::io::Write> JsonLines<W> {
+    /// Write the opening of the list.
+    pub fn start(mut out: W, shape: Shape) -> Result<Self> {
+        let open = match shape.key() {
+            Some(key) => format!("{{\"{key}\":["),
+            None => "[".to_string(),
+        };
+        out.write_all(open.as_bytes()).map_err(io_error)?;
+        Ok(JsonLines {
+            out,
+            shape,
+            count: 0,
+        })
+    }
+
+    /// Write one tool on a line of its own.
+    pub fn push(&mut self, t: &Tool) -> Result<()> {
+        let sep: &[u8] = if self.count == 0 { b"\n" } else { b",\n" };
+        self.out.write_all(sep).map_err(io_error)?;
+        serde_json::to_writer(&mut self.out, &ItemOut(t, self.shape)).map_err(json_error)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Close the list (and the line), and hand back the writer.
+    pub fn finish(mut self) -> Result<W> {
+        if self.count > 0 {
+            self.out.write_all(b"\n").map_err(io_error)?;
+        }
+        let close: &[u8] = if self.shape.key().is_some() {
+            b"]}\n"
+        } else {
+            b"]\n"
+        };
+        self.out.write_all(close).map_err(io_error)?;
+        Ok(self.out)
+    }
 }
 
 /// Write the list in `shape` and `format` to `out`, ending in a newline. Streams: nothing is
@@ -269,37 +335,19 @@ pub fn write_as(
     tools: &[Tool],
     shape: Shape,
     format: Format,
-    out: &mut impl std::io::Write,
+    out: &mut (impl std::io::Write + ?Sized),
 ) -> Result<()> {
-    let io = |e: std::io::Error| Error::Io {
-        path: "<output>".into(),
-        source: e,
-    };
-    let json = |e: serde_json::Error| match e.is_io() {
-        true => io(e.into()),
-        false => Error::Usage(format!("cannot write JSON: {e}")),
-    };
     match format {
         Format::Json => {
-            let (open, close) = match shape.key() {
-                Some(key) => (format!("{{\"{key}\":["), "]}"),
-                None => ("[".to_string(), "]"),
-            };
-            out.write_all(open.as_bytes()).map_err(io)?;
-            for (i, t) in tools.iter().enumerate() {
-                out.write_all(if i == 0 { b"\n" } else { b",\n" })
-                    .map_err(io)?;
-                serde_json::to_writer(&mut *out, &ItemOut(t, shape)).map_err(json)?;
+            let mut lines = JsonLines::start(out, shape)?;
+            for t in tools {
+                lines.push(t)?;
             }
-            if !tools.is_empty() {
-                out.write_all(b"\n").map_err(io)?;
-            }
-            out.write_all(close.as_bytes()).map_err(io)?;
-            out.write_all(b"\n").map_err(io)
+            lines.finish().map(|_| ())
         }
         Format::JsonPretty => {
-            serde_json::to_writer_pretty(&mut *out, &ListOut(tools, shape)).map_err(json)?;
-            out.write_all(b"\n").map_err(io)
+            serde_json::to_writer_pretty(&mut *out, &ListOut(tools, shape)).map_err(json_error)?;
+            out.write_all(b"\n").map_err(io_error)
         }
         Format::Yaml => yaml_serde::to_writer(&mut *out, &ListOut(tools, shape))
             .map_err(|e| Error::Usage(format!("cannot write YAML: {e}"))),

@@ -26,6 +26,7 @@ pub mod lint;
 pub mod load;
 pub mod model;
 pub mod naming;
+pub mod output;
 pub mod readback;
 pub mod refs;
 pub mod report;
@@ -108,6 +109,20 @@ pub struct Conversion {
     pub notices: Vec<String>,
 }
 
+/// What [`convert_each`] reports besides the tools it handed out.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The API's `info.title`.
+    pub title: String,
+    pub version: String,
+    /// Operations in the document before filtering.
+    pub operations: usize,
+    /// Tools handed to the sink.
+    pub tools: usize,
+    /// Things worth telling the user that are not errors (e.g. a webhooks-only document).
+    pub notices: Vec<String>,
+}
+
 /// Convert a document given as text (JSON or YAML). `name` is used in messages.
 pub fn convert_str(name: &str, text: &str, options: &Options) -> Result<Conversion> {
     convert_bytes(name, text.as_bytes(), options)
@@ -143,6 +158,31 @@ pub fn convert_reviewed(
 
 /// Convert a parsed document.
 pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conversion> {
+    let mut tools = Vec::new();
+    let summary = convert_each(doc, options, None, |t| {
+        tools.push(t);
+        Ok(())
+    })?;
+    Ok(Conversion {
+        title: summary.title,
+        version: summary.version,
+        tools,
+        operations: summary.operations,
+        notices: summary.notices,
+    })
+}
+
+/// Convert a parsed document one tool at a time, in document order, handing each tool to `sink`
+/// as soon as it is built (nothing is collected, so a caller that writes each tool out holds one
+/// at a time). With `hints`, its entries are checked against the tool names before the first
+/// tool is built (an entry naming no tool is an error) and applied to each tool. An error from
+/// `sink` stops the conversion and is returned.
+pub fn convert_each(
+    doc: &load::Document,
+    options: &Options,
+    hints: Option<&review::HintsFile>,
+    mut sink: impl FnMut(Tool) -> Result<()>,
+) -> Result<Summary> {
     if options.max_name_len < naming::MIN_NAME_LEN {
         return Err(Error::Usage(format!(
             "--max-name-len must be at least {}",
@@ -169,15 +209,24 @@ pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conve
         })
         .collect();
     let names = naming::assign(&wanted, options.max_name_len, options.name_style);
+    if let Some(hints) = hints {
+        let known: std::collections::HashSet<&str> =
+            names.iter().map(|n| n.name.as_str()).collect();
+        hints.check_names(|name| known.contains(name))?;
+    }
     let mut conv = schema::Converter::new(&doc.file, &doc.root);
     conv.inline_refs = options.inline_refs;
     conv.limits = schema::Limits {
         budget: options.schema_budget,
         max_ref_depth: options.max_ref_depth,
     };
-    let mut tools = Vec::with_capacity(selected.len());
+    let count = selected.len();
     for (op, named) in selected.into_iter().zip(names) {
-        tools.push(tool::build(op, named, &mut conv, options.output_schema)?);
+        let mut tool = tool::build(op, named, &mut conv, options.output_schema)?;
+        if let Some(hints) = hints {
+            hints.apply_one(&mut tool);
+        }
+        sink(tool)?;
     }
     let mut notices = Vec::new();
     if api.operations.is_empty() && api.webhooks > 0 {
@@ -188,11 +237,11 @@ pub fn convert_document(doc: &load::Document, options: &Options) -> Result<Conve
     } else if api.operations.is_empty() {
         notices.push(format!("{}: the document has no operations", doc.file));
     }
-    Ok(Conversion {
+    Ok(Summary {
         title: api.title.to_string(),
         version: api.version.to_string(),
-        tools,
         operations: api.operations.len(),
+        tools: count,
         notices,
     })
 }

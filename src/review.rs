@@ -87,23 +87,36 @@ impl HintsFile {
 
     /// Apply the file to `tools`. An entry naming a tool that does not exist is an error.
     pub fn apply(&self, tools: &mut [Tool]) -> Result<()> {
+        let known: std::collections::HashSet<&str> =
+            tools.iter().map(|t| t.name.as_str()).collect();
+        self.check_names(|name| known.contains(name))?;
+        for tool in tools.iter_mut() {
+            self.apply_one(tool);
+        }
+        Ok(())
+    }
+
+    /// Fail when an entry names a tool for which `exists` is false.
+    pub fn check_names(&self, exists: impl Fn(&str) -> bool) -> Result<()> {
         let unknown: Vec<&str> = self
             .entries()
             .map(|(name, _)| name.as_str())
-            .filter(|name| !tools.iter().any(|t| t.name == *name))
+            .filter(|name| !exists(name))
             .collect();
-        if !unknown.is_empty() {
-            return Err(Error::Usage(format!(
-                "the hints file names tools that do not exist: {} (renamed? `openapi-mcp hints SPEC --update FILE` moves them under `removed:`)",
-                unknown.join(", ")
-            )));
+        if unknown.is_empty() {
+            return Ok(());
         }
-        for tool in tools.iter_mut() {
-            if let Some((_, entry)) = self.entries().find(|(name, _)| **name == tool.name) {
-                entry.apply_to(tool);
-            }
+        Err(Error::Usage(format!(
+            "the hints file names tools that do not exist: {} (renamed? `openapi-mcp hints SPEC --update FILE` moves them under `removed:`)",
+            unknown.join(", ")
+        )))
+    }
+
+    /// Apply the entry for `tool`, if there is one.
+    pub fn apply_one(&self, tool: &mut Tool) {
+        if let Some(entry) = self.tools.as_ref().and_then(|m| m.get(&tool.name)) {
+            entry.apply_to(tool);
         }
-        Ok(())
     }
 }
 

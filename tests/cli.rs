@@ -403,3 +403,120 @@ fn target_and_shape_options() {
         .stderr(predicate::str::contains("added   _2fa_enable"))
         .stderr(predicate::str::contains("removed 2fa_enable"));
 }
+
+/// `convert` writes tools while it converts (two threads); the bytes must be those of the
+/// library's `emit::render`, to standard output and to a file, for every scenario and shape.
+#[test]
+fn streamed_output_is_the_rendered_list() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in common::specs() {
+        let c = openapi_mcp::convert_file(&path, &openapi_mcp::Options::default()).unwrap();
+        for (shape, name) in [
+            (openapi_mcp::emit::Shape::Mcp, "mcp"),
+            (openapi_mcp::emit::Shape::Openai, "openai"),
+        ] {
+            let expected =
+                openapi_mcp::emit::render_as(&c.tools, shape, openapi_mcp::emit::Format::Json)
+                    .unwrap();
+            let spec = path.to_str().unwrap();
+            assert_eq!(
+                stdout_of(&["convert", spec, "--shape", name]),
+                expected,
+                "{spec}"
+            );
+            let out = dir.path().join("tools.json");
+            cmd()
+                .args(["convert", spec, "--shape", name, "-o"])
+                .arg(&out)
+                .assert()
+                .success();
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), expected, "{spec}");
+        }
+    }
+}
+
+/// A spec whose first operations convert and whose last one fails while its tool is built (a
+/// schema `$ref` to nothing).
+fn failing_late_spec(good: usize) -> String {
+    let mut paths = serde_json::Map::new();
+    for i in 0..good {
+        paths.insert(
+            format!("/ok{i}"),
+            serde_json::json!({"get": {"operationId": format!("ok{i}"), "responses": {"200": {"description": "ok"}}}}),
+        );
+    }
+    paths.insert(
+        "/broken".into(),
+        serde_json::json!({"get": {"parameters": [{"name": "q", "in": "query",
+            "schema": {"$ref": "#/components/schemas/Nope"}}],
+            "responses": {"200": {"description": "ok"}}}}),
+    );
+    serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths})
+        .to_string()
+}
+
+#[test]
+fn failing_after_some_tools_leaves_the_old_file_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("late.json");
+    std::fs::write(&spec, failing_late_spec(500)).unwrap();
+    // The failure comes after 500 tools were handed out (and, by `convert`, written).
+    let doc = openapi_mcp::load::load_file(&spec).unwrap();
+    let mut handed = 0;
+    let result = openapi_mcp::convert_each(&doc, &openapi_mcp::Options::default(), None, |_| {
+        handed += 1;
+        Ok(())
+    });
+    assert!(result.is_err());
+    assert_eq!(handed, 500);
+    let out = dir.path().join("tools.json");
+    std::fs::write(&out, "previous").unwrap();
+    cmd()
+        .arg("convert")
+        .arg(&spec)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("Nope"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "no temporary file left: {leftovers:?}");
+}
+
+/// `convert big.json | head -c 100` ends quietly with exit 0.
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("big.json");
+    // Far more output than a pipe buffers, so the writer meets the closed pipe.
+    let mut paths = serde_json::Map::new();
+    for i in 0..3000 {
+        paths.insert(
+            format!("/items{i}/{{id}}"),
+            serde_json::json!({"get": {"operationId": format!("getItem{i}"), "summary": "Get an item",
+                "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}}}}),
+        );
+    }
+    let doc = serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths});
+    std::fs::write(&spec, doc.to_string()).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_openapi-mcp"))
+        .arg("convert")
+        .arg(&spec)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // The read end is closed here.
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(head.starts_with(b"{\"tools\":[\n{\"name\":\"get_item0\""));
+}
