@@ -225,6 +225,8 @@ struct Converted {
     tools: usize,
     notices: Vec<String>,
     bytes: usize,
+    /// The largest tool: (bytes, name).
+    largest_tool: (usize, String),
     invalid: Vec<Invalid>,
     /// Tool names, only kept when tools != operations (for the report).
     names: Vec<String>,
@@ -598,9 +600,14 @@ fn process(
     // The output size is summed tool by tool (see `rendered_len`) so a huge document is never
     // held twice in memory; sampled documents are rendered for real and the two must agree.
     let mut bytes_out = rendered_len_frame(conv.tools.len());
+    let mut largest_tool = (0, String::new());
     for t in &conv.tools {
         let value = emit::tool_json(t);
-        bytes_out += rendered_len_tool(&value);
+        let size = rendered_len_tool(&value);
+        bytes_out += size;
+        if size > largest_tool.0 {
+            largest_tool = (size, t.name.clone());
+        }
         let r = panic::catch_unwind(AssertUnwindSafe(|| {
             let mut local = Vec::new();
             checker.check_tool(t, &value, &mut seen, &mut local);
@@ -666,6 +673,7 @@ fn process(
             tools: conv.tools.len(),
             notices: conv.notices,
             bytes: bytes_out,
+            largest_tool,
             invalid,
             names,
             patterns,
@@ -842,6 +850,7 @@ fn report(args: &Args, found: usize, results: &[DocResult], wall: Duration) -> E
     let mut skipped = Vec::new();
     let (mut ops_total, mut tools_total, mut bytes_total) = (0usize, 0usize, 0usize);
     let mut largest: Vec<(usize, &str, usize)> = Vec::new();
+    let mut largest_tools: Vec<(usize, &str, &str)> = Vec::new();
     let mut refusals: BTreeMap<String, Tally> = BTreeMap::new();
     let mut checks: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut mismatches = Vec::new();
@@ -898,6 +907,7 @@ fn report(args: &Args, found: usize, results: &[DocResult], wall: Duration) -> E
                     zero_tool_docs += 1;
                 }
                 largest.push((c.bytes, &r.rel, c.tools));
+                largest_tools.push((c.largest_tool.0, &r.rel, &c.largest_tool.1));
                 for n in &c.notices {
                     let key = normalize(n.split_once(": ").map_or(n.as_str(), |(_, m)| m));
                     *notices.entry(key).or_default() += 1;
@@ -968,6 +978,22 @@ fn report(args: &Args, found: usize, results: &[DocResult], wall: Duration) -> E
             },
             *b as f64 / 1048576.0,
             *b as f64 / 1024.0 / (*n).max(1) as f64
+        );
+    }
+    println!(
+        "mean tool size:       {} bytes",
+        bytes_total / tools_total.max(1)
+    );
+    largest_tools.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    for (i, (b, f, name)) in largest_tools.iter().take(5).enumerate() {
+        println!(
+            "{}{b} bytes ({:.0} KiB): {name} in {f}",
+            if i == 0 {
+                "largest tools:        "
+            } else {
+                "                      "
+            },
+            *b as f64 / 1024.0
         );
     }
     println!(

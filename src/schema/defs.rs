@@ -36,7 +36,7 @@ impl Converter<'_> {
         }
         let id = self.pointers.len();
         self.by_name.insert(name.clone(), id);
-        self.names.push(name);
+        self.names.push(name.into());
         self.pointers.push(pointer.clone());
         self.by_pointer.insert(pointer, id);
         Ok(id)

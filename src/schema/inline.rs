@@ -10,10 +10,10 @@ use std::sync::Arc;
 const MAX_INLINE_DEPTH: usize = 64;
 
 impl Converter<'_> {
-    pub(super) fn inline_all(&self, root: Value, defs: Vec<(String, Arc<Converted>)>) -> Schema {
+    pub(super) fn inline_all(&self, root: Value, defs: Vec<(Arc<str>, Arc<Converted>)>) -> Schema {
         let by_id: HashMap<usize, Arc<Converted>> = defs
             .into_iter()
-            .filter_map(|(name, c)| Some((*self.by_name.get(&name)?, c)))
+            .filter_map(|(name, c)| Some((*self.by_name.get(&*name)?, c)))
             .collect();
         // A definition is recursive when it can reach itself; those stay in `$defs`.
         let mut recursive: Vec<usize> = by_id
@@ -22,10 +22,8 @@ impl Converter<'_> {
             .filter(|&id| reaches(&by_id, id, id))
             .collect();
         recursive.sort_by(|a, b| self.names[*a].cmp(&self.names[*b]));
-        let by_name: HashMap<&str, usize> = by_id
-            .keys()
-            .map(|&id| (self.names[id].as_str(), id))
-            .collect();
+        let by_name: HashMap<&str, usize> =
+            by_id.keys().map(|&id| (&*self.names[id], id)).collect();
         let inl = Inliner {
             defs: &by_id,
             by_name: &by_name,

@@ -31,7 +31,7 @@ impl Converter<'_> {
         let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
         let mut seen: HashSet<usize> = HashSet::new();
         let mut kept: HashMap<usize, Arc<Converted>> = HashMap::new();
-        let mut stubs: Vec<(usize, Value)> = Vec::new();
+        let mut stubs: Vec<(usize, Arc<Converted>)> = Vec::new();
         while let Some((id, level)) = queue.pop_front() {
             if !seen.insert(id) {
                 continue;
@@ -40,13 +40,8 @@ impl Converter<'_> {
             let too_deep = self.limits.max_ref_depth.is_some_and(|max| level > max);
             let too_big = self.limits.budget.is_some_and(|b| used + c.size > b);
             if too_deep || too_big {
-                let why = if too_deep {
-                    "reference depth limit"
-                } else {
-                    "schema size budget"
-                };
-                let stub = stub(&self.names[id], &c.value, why);
-                used += json_size(&stub);
+                let stub = self.stub_of(id, dir, too_deep, &c);
+                used += stub.size;
                 stubs.push((id, stub));
                 continue;
             }
@@ -54,23 +49,43 @@ impl Converter<'_> {
             queue.extend(c.refs.iter().map(|&r| (r, level + 1)));
             kept.insert(id, c);
         }
-        let mut defs: Vec<(String, Arc<Converted>)> = kept
+        let mut defs: Vec<(Arc<str>, Arc<Converted>)> = kept
             .into_iter()
+            .chain(stubs)
             .map(|(id, c)| (self.names[id].clone(), c))
-            .chain(stubs.into_iter().map(|(id, stub)| {
-                let c = Converted {
-                    value: stub,
-                    refs: Vec::new(),
-                    size: 0,
-                };
-                (self.names[id].clone(), Arc::new(c))
-            }))
             .collect();
         defs.sort_by(|a, b| a.0.cmp(&b.0));
         if self.inline_refs {
             return Ok(self.inline_all(root, defs));
         }
         Ok(Schema { root, defs })
+    }
+
+    /// The stub standing in for definition `id` (made once, shared like the definitions).
+    fn stub_of(
+        &mut self,
+        id: usize,
+        dir: Direction,
+        by_depth: bool,
+        c: &Converted,
+    ) -> Arc<Converted> {
+        let name = &self.names[id];
+        self.stubs
+            .entry((id, dir, by_depth))
+            .or_insert_with(|| {
+                let why = if by_depth {
+                    "reference depth limit"
+                } else {
+                    "schema size budget"
+                };
+                let value = stub(name, &c.value, why);
+                Arc::new(Converted {
+                    size: json_size(&value),
+                    value,
+                    refs: Vec::new(),
+                })
+            })
+            .clone()
     }
 }
 

@@ -65,11 +65,14 @@ pub struct Converter<'a> {
     /// Size and depth limits for each finished schema.
     pub limits: Limits,
     pointers: Vec<String>,
-    names: Vec<String>,
+    /// `$defs` names by definition id (shared by every tool that uses the definition).
+    names: Vec<Arc<str>>,
     by_pointer: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
     regexes: HashMap<String, bool>,
     cache: HashMap<(usize, Direction), Arc<Converted>>,
+    /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
+    stubs: HashMap<(usize, Direction, bool), Arc<Converted>>,
 }
 
 impl<'a> Converter<'a> {
@@ -85,6 +88,7 @@ impl<'a> Converter<'a> {
             by_name: HashMap::new(),
             regexes: HashMap::new(),
             cache: HashMap::new(),
+            stubs: HashMap::new(),
         }
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
     pub root: Value,
-    pub defs: Vec<(String, Arc<Converted>)>,
+    pub defs: Vec<(Arc<str>, Arc<Converted>)>,
 }
 
 impl Schema {
@@ -35,7 +35,7 @@ impl Schema {
         let defs = self
             .defs
             .iter()
-            .map(|(k, c)| (k.clone(), c.value.clone()))
+            .map(|(k, c)| (k.to_string(), c.value.clone()))
             .collect();
         m.insert("$defs".into(), Value::Object(defs));
         Value::Object(m)
@@ -65,13 +65,13 @@ impl serde::Serialize for Schema {
         if self.defs.is_empty() {
             return root.serialize(s);
         }
-        struct Defs<'a>(&'a [(String, Arc<Converted>)]);
+        struct Defs<'a>(&'a [(Arc<str>, Arc<Converted>)]);
         impl serde::Serialize for Defs<'_> {
             fn serialize<S: serde::Serializer>(
                 &self,
                 s: S,
             ) -> std::result::Result<S::Ok, S::Error> {
-                s.collect_map(self.0.iter().map(|(k, c)| (k, &c.value)))
+                s.collect_map(self.0.iter().map(|(k, c)| (&**k, &c.value)))
             }
         }
         let mut m = s.serialize_map(Some(root.len() + 1))?;
