@@ -24,7 +24,6 @@ const DEFAULT: &[&str] = &[
     "amazonaws.com/ec2.json",
     "autotask.net.json",
     "stripe.com.json",
-    "twilio.com/twilio_api_v2010.json",
     "slack.com.json",
 ];
 
