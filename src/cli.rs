@@ -126,8 +126,8 @@ pub struct ConvertArgs {
     pub format: Format,
     /// What to write: `mcp`, an MCP tools list (`{"tools": [...]}`); or the tool list of a model
     /// API called directly, without MCP: `anthropic` (Messages API), `openai` (Chat Completions),
-    /// `openai-responses` (Responses API), `gemini` (a `functionDeclarations` tool). The API
-    /// shapes hold name, description and input schema only.
+    /// `openai-responses` (Responses API), `gemini` (a `functionDeclarations` tool, names start
+    /// with a letter or `_`). The API shapes hold name, description and input schema only.
     #[arg(long, value_enum, default_value_t = Shape::Mcp)]
     pub shape: Shape,
     /// Apply this reviewed hints file (its values win over vendor extensions and the method
@@ -227,7 +227,9 @@ impl SelectArgs {
     }
 }
 
-/// Run the command line; returns the process exit code.
+/// Run the command line as the binary does; returns the process exit code. `convert` does not
+/// free the parsed document and tools at the end (the process exits next), so a program that
+/// runs many conversions should call the library functions instead.
 pub fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Convert(args) => convert(&args),
@@ -279,25 +281,28 @@ fn read_document(spec: &str) -> Result<crate::load::Document> {
 fn convert_loaded(
     doc: &crate::load::Document,
     options: &Options,
-    hints: Option<&Path>,
+    hints: Option<&HintsFile>,
 ) -> Result<crate::Conversion> {
     let mut conversion = crate::convert_document(doc, options)?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
     }
-    if let Some(path) = hints {
-        HintsFile::load(path)?.apply(&mut conversion.tools)?;
+    if let Some(hints) = hints {
+        hints.apply(&mut conversion.tools)?;
     }
     Ok(conversion)
 }
 
 fn convert(args: &ConvertArgs) -> Result<i32> {
-    let options = args.select.options();
-    let doc = read_document(&args.spec)?;
     let (shape, format) = (args.shape, args.format);
+    let mut options = args.select.options();
+    // Gemini rejects a name that starts with a digit whatever the target.
+    options.letter_first |= shape == Shape::Gemini;
+    let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
+    let doc = read_document(&args.spec)?;
     let status = if args.check || format != Format::Json {
         // The whole list is needed: to compare it, or to indent it.
-        let conversion = convert_loaded(&doc, &options, args.hints.as_deref())?;
+        let conversion = convert_loaded(&doc, &options, hints.as_ref())?;
         let tools = &conversion.tools;
         let status = match &args.output {
             Some(path) if args.check => {
@@ -315,7 +320,6 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         std::mem::forget(conversion);
         status
     } else {
-        let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
         let summary = output::convert_to(
             &doc,
             &options,

@@ -230,20 +230,7 @@ impl Serialize for ListOut<'_> {
 
 /// Bytes of one tool as written by `--format json` (compact), without building the text.
 pub fn tool_size(t: &Tool) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing to a counter cannot fail, and a tool always serializes.
-    let _ = serde_json::to_writer(&mut count, &ToolOut(t));
-    count.0
+    crate::schema::compact_size(&ToolOut(t))
 }
 
 /// Bytes `--format json` writes around `n` tools of the MCP list (`{"tools":[`, a line break
@@ -349,8 +336,18 @@ pub fn write_as(
             serde_json::to_writer_pretty(&mut *out, &ListOut(tools, shape)).map_err(json_error)?;
             out.write_all(b"\n").map_err(io_error)
         }
-        Format::Yaml => yaml_serde::to_writer(&mut *out, &ListOut(tools, shape))
-            .map_err(|e| Error::Usage(format!("cannot write YAML: {e}"))),
+        Format::Yaml => {
+            yaml_serde::to_writer(&mut *out, &ListOut(tools, shape)).map_err(|e| {
+                // An I/O failure (a closed pipe, a full disk) is reported as one.
+                let io = std::error::Error::source(&e)
+                    .and_then(|s| s.downcast_ref::<std::io::Error>())
+                    .map(|io| std::io::Error::new(io.kind(), io.to_string()));
+                match io {
+                    Some(io) => io_error(io),
+                    None => Error::Usage(format!("cannot write YAML: {e}")),
+                }
+            })
+        }
     }
 }
 

@@ -23,6 +23,8 @@ pub fn print(text: &str) -> Result<()> {
 }
 
 /// Stream to standard output through a buffer. A closed pipe ends the output without an error.
+/// When `fill` fails, what is still buffered is thrown away (whatever was already flushed, for
+/// long output, stays written).
 pub fn to_stdout(fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let result = fill(&mut out).and_then(|_| {
@@ -31,6 +33,10 @@ pub fn to_stdout(fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> 
             source,
         })
     });
+    if result.is_err() {
+        // Dropping a `BufWriter` would flush it.
+        let _ = out.into_parts();
+    }
     match result {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(Error::Io { source, .. }) => Err(Error::Io {
@@ -58,43 +64,70 @@ pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".openapi-mcp-");
-    // Like `fs::write`: a new file gets 0666 minus the umask (a temporary file would be 0600);
-    // a file being replaced keeps its permissions.
-    #[cfg(unix)]
-    let fresh = {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::Permissions::from_mode(0o666)
-    };
-    #[cfg(unix)]
-    builder.permissions(fresh);
-    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        tmp.as_file()
-            .set_permissions(meta.permissions())
-            .map_err(io)?;
+    AtomicFile::create(path)?.fill(fill)
+}
+
+/// A file being written: a temporary file in the target's folder until [`AtomicFile::fill`]
+/// succeeds and renames it into place; dropped, it is deleted.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: tempfile::NamedTempFile,
+}
+
+impl AtomicFile {
+    /// Create the temporary file (this is where a missing folder or a permission problem shows).
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".openapi-mcp-");
+        // Like `fs::write`: a new file gets 0666 minus the umask (a temporary file would be
+        // 0600); a file being replaced keeps its permissions.
+        #[cfg(unix)]
+        let fresh = {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::Permissions::from_mode(0o666)
+        };
+        #[cfg(unix)]
+        builder.permissions(fresh);
+        let tmp = builder.tempfile_in(dir).map_err(io)?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            tmp.as_file()
+                .set_permissions(meta.permissions())
+                .map_err(io)?;
+        }
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+        })
     }
-    {
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        fill(&mut w).map_err(|e| match e {
-            Error::Io { source, .. } => io(source),
-            other => other,
-        })?;
-        w.flush().map_err(io)?;
+
+    /// Write the content with `fill` through a buffer, then rename the file into place.
+    pub fn fill(mut self, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+        let path = self.path;
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, self.tmp.as_file_mut());
+            fill(&mut w).map_err(|e| match e {
+                Error::Io { source, .. } => io(source),
+                other => other,
+            })?;
+            w.flush().map_err(io)?;
+        }
+        // No `fsync`: the rename keeps readers from ever seeing a partial file, and output that a
+        // run can regenerate is not worth flushing to disk (seconds for 200 MB on a slow disk).
+        self.tmp.persist(&path).map_err(|e| io(e.error))?;
+        Ok(())
     }
-    // No `fsync`: the rename keeps readers from ever seeing a partial file, and output that a run
-    // can regenerate is not worth flushing to disk (seconds for 200 MB on a slow disk).
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
 }
 
 /// What the converting thread sends the writing one.
@@ -104,9 +137,16 @@ enum Message {
     Done,
 }
 
+/// Why the writing thread stopped before `Done`: the conversion failed, and reports why itself.
+fn aborted() -> Error {
+    Error::Usage("conversion failed before the end of the list".into())
+}
+
 /// Convert `doc` and write the tools as `--format json` in `shape` to `output` (standard output
-/// when `None`), tool by tool as they are built. `Ok(None)`: the reader closed standard output
-/// before the end (`| head`), which is not an error.
+/// when `None`), tool by tool as they are built. Nothing is written before the first tool, so an
+/// early failure leaves standard output empty; a failure after some tools leaves a file untouched
+/// but standard output truncated (with the error reported). `Ok(None)`: the reader closed
+/// standard output (`| head`) before the end, which is not an error.
 pub fn convert_to(
     doc: &crate::load::Document,
     options: &Options,
@@ -114,6 +154,8 @@ pub fn convert_to(
     shape: Shape,
     output: Option<&Path>,
 ) -> Result<Option<Summary>> {
+    // Created here, so that an unwritable output fails before any work, whatever the document.
+    let file = output.map(AtomicFile::create).transpose()?;
     let (send, receive) = std::sync::mpsc::sync_channel::<Message>(64);
     // Written tools go back to be freed by the thread that allocated them: freeing across threads
     // contends for the allocator's locks (Microsoft Graph beta: 3.6 s when the writing thread
@@ -122,23 +164,23 @@ pub fn convert_to(
     std::thread::scope(|scope| {
         let writer = scope.spawn(move || {
             let pump = |w: &mut dyn Write| -> Result<()> {
+                let mut next = receive.recv().map_err(|_| aborted())?;
+                // The list opens with its first tool (or its end), not before.
                 let mut lines = JsonLines::start(w, shape)?;
                 loop {
-                    match receive.recv() {
-                        Ok(Message::Tool(tool)) => {
+                    match next {
+                        Message::Tool(tool) => {
                             lines.push(&tool)?;
-                            // If the converting thread is gone, so is the need to free.
-                            if let Err(unsent) = recycle.send(tool) {
-                                std::mem::forget(unsent.0);
-                            }
+                            // The receiving end lives until this thread is joined.
+                            let _ = recycle.send(tool);
                         }
-                        Ok(Message::Done) => return lines.finish().map(|_| ()),
-                        Err(_) => return Err(Error::Usage("conversion failed".into())),
+                        Message::Done => return lines.finish().map(|_| ()),
                     }
+                    next = receive.recv().map_err(|_| aborted())?;
                 }
             };
-            match output {
-                Some(path) => write_atomically_with(path, pump),
+            match file {
+                Some(file) => file.fill(pump),
                 None => to_stdout(pump),
             }
         });
@@ -154,9 +196,10 @@ pub fn convert_to(
             writer_gone |= send.send(Message::Done).is_err();
         }
         drop(send);
-        let written = writer
-            .join()
-            .unwrap_or_else(|_| Err(Error::Usage("the output thread panicked".into())));
+        let written = match writer.join() {
+            Ok(written) => written,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
         match (converted, written) {
             // The writer stopped first: its error (or a closed pipe, which is no error) explains.
             (_, Err(e)) if writer_gone => Err(e),

@@ -19,7 +19,8 @@ pub enum Target {
     Claude,
     /// OpenAI (Chat Completions, Responses, Agents SDK): names of at most 64 characters.
     Openai,
-    /// Cursor: names of at most 60 characters (server name included), `$ref`s inlined.
+    /// Cursor: names of at most 60 characters, `$ref`s inlined. Cursor counts the server's name
+    /// too, so lower `--max-name-len` by its length + 1.
     Cursor,
     /// Google Gemini (API, Gemini CLI): names of at most 63 characters starting with a letter or
     /// `_`, `$ref`s inlined.

@@ -370,9 +370,20 @@ fn target_and_shape_options() {
     let spec = "specs/targets.yaml";
     assert_eq!(names(&[spec])[0], "2fa_enable");
     assert_eq!(names(&[spec, "--target", "gemini"])[0], "_2fa_enable");
-    assert!(names(&[spec, "--target", "cursor"])[1].len() <= 60);
+    let whole = &names(&[spec])[2];
+    assert_eq!(whole.len(), 64);
+    let cut = &names(&[spec, "--target", "cursor"])[2];
+    assert!(cut.len() <= 60 && cut != whole, "{cut}");
     // An explicit length wins over the target's.
+    assert_eq!(
+        names(&[spec, "--target", "cursor", "--max-name-len", "64"])[2],
+        *whole
+    );
     assert!(names(&[spec, "--target", "cursor", "--max-name-len", "30"])[1].len() <= 30);
+    // The Gemini shape brings Gemini's name rule with it.
+    let gemini: Value =
+        serde_json::from_str(&stdout_of(&["convert", spec, "--shape", "gemini"])).unwrap();
+    assert_eq!(gemini["functionDeclarations"][0]["name"], "_2fa_enable");
     let text = stdout_of(&["convert", spec, "--shape", "anthropic"]);
     let doc: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc[0]["name"], "2fa_enable");
@@ -519,4 +530,76 @@ fn a_closed_pipe_is_not_an_error() {
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(head.starts_with(b"{\"tools\":[\n{\"name\":\"get_item0\""));
+}
+
+/// A run that fails before its first tool writes nothing to standard output.
+#[test]
+fn early_failures_leave_stdout_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let hints = dir.path().join("hints.yaml");
+    std::fs::write(&hints, "tools:\n  no_such_tool:\n    reviewed: true\n").unwrap();
+    let hints = hints.to_str().unwrap();
+    for (args, why) in [
+        (
+            vec!["convert", "specs/petstore.yaml", "--max-name-len", "10"],
+            "at least",
+        ),
+        (
+            vec![
+                "convert",
+                "specs/petstore.yaml",
+                "--include-path",
+                "/pets/[x",
+            ],
+            "[x",
+        ),
+        (
+            vec!["convert", "specs/petstore.yaml", "--hints", hints],
+            "no_such_tool",
+        ),
+    ] {
+        cmd()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(why));
+    }
+    // Also when the failure comes from a tool: the list is not opened before the first one.
+    let spec = dir.path().join("late.json");
+    std::fs::write(&spec, failing_late_spec(0)).unwrap();
+    cmd().arg("convert").arg(&spec).assert().code(2).stdout("");
+}
+
+/// `--format yaml` and `json-pretty` end quietly on a closed pipe too.
+#[test]
+fn a_closed_pipe_is_quiet_in_every_format() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("big.json");
+    let mut paths = serde_json::Map::new();
+    for i in 0..3000 {
+        paths.insert(
+            format!("/items{i}"),
+            serde_json::json!({"get": {"operationId": format!("getItem{i}"), "summary": "Get an item",
+                "responses": {"200": {"description": "ok"}}}}),
+        );
+    }
+    let doc = serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths});
+    std::fs::write(&spec, doc.to_string()).unwrap();
+    for format in ["yaml", "json-pretty"] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_openapi-mcp"))
+            .arg("convert")
+            .arg(&spec)
+            .args(["--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 10];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{format}: {:?}", out.status);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
+    }
 }

@@ -129,8 +129,18 @@ fn presets_change_names_and_refs_as_documented() {
     assert_eq!(names(Target::Gemini)[0], "_2fa_enable");
     assert_eq!(names(Target::Claude), mcp);
     assert_eq!(names(Target::Openai), mcp);
-    assert!(mcp[1].len() > 60 - 8 && mcp[1].len() <= 64, "{}", mcp[1]);
-    assert!(names(Target::Cursor)[1].len() <= 60);
+    // Names of exactly 64 and 63 characters: whole for 64-character clients, cut (with a hash)
+    // below each target's own limit otherwise.
+    let (n64, n63) = (&mcp[2], &mcp[3]);
+    assert_eq!((n64.len(), n63.len()), (64, 63));
+    assert!(n64.ends_with("organization_2") && n63.ends_with("organization"));
+    let gemini = names(Target::Gemini);
+    assert!(gemini[2].len() <= 63 && gemini[2] != *n64, "{}", gemini[2]);
+    assert_eq!(gemini[3], *n63, "63 characters fit Gemini");
+    let cursor = names(Target::Cursor);
+    for (cut, whole) in cursor[1..4].iter().zip(&mcp[1..4]) {
+        assert!(cut.len() <= 60 && cut != whole, "{cut}");
+    }
     // The shared `Device` schema is a `$defs` entry for MCP and inlined for Cursor.
     let output_defs = |target| {
         let tools = convert("specs/targets.yaml", &Options::for_target(target));

@@ -91,6 +91,11 @@ impl Converter<'_> {
 
 /// Compact JSON size of `v` in bytes, without building the string.
 pub fn json_size(v: &Value) -> usize {
+    compact_size(v)
+}
+
+/// Compact JSON size of anything serializable, counted without building the string.
+pub fn compact_size(v: &impl serde::Serialize) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -102,6 +107,7 @@ pub fn json_size(v: &Value) -> usize {
         }
     }
     let mut c = Count(0);
+    // Writing to a counter cannot fail.
     let _ = serde_json::to_writer(&mut c, v);
     c.0
 }

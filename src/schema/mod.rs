@@ -28,7 +28,7 @@ mod output;
 mod pattern;
 mod values;
 
-pub use limits::{Limits, json_size};
+pub use limits::{Limits, compact_size, json_size};
 pub use output::Schema;
 
 use crate::error::{Error, Result};
