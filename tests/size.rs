@@ -194,3 +194,53 @@ fn lint_warns_about_tools_and_lists_over_budget() {
         [lint::WHOLE_LIST]
     );
 }
+
+/// An inline schema over the budget by itself sheds its examples (annotations only), says so, and
+/// keeps everything else, including instance data under `default`/`enum` and a property named
+/// `examples`; without a budget nothing is dropped.
+#[test]
+fn oversized_inline_schemas_shed_their_examples() {
+    let big: Vec<String> = (0..2000).map(|i| format!("block-{i:05}")).collect();
+    let spec = serde_json::json!({
+        "openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+        "paths": {"/blocks": {"get": {"operationId": "getBlocks", "responses": {"200": {
+            "description": "ok", "content": {"application/json": {"schema": {
+                "type": "object",
+                "examples": [{"blocks": big}],
+                "properties": {
+                    "blocks": {"type": "array", "items": {"type": "string"}, "examples": [big]},
+                    "examples": {"type": "string", "default": "x", "enum": ["x", "y"]},
+                    "kind": {"type": "object", "default": {"examples": [1]}}
+                }
+            }}}}}}}}
+    })
+    .to_string();
+    let output = |options: &Options| {
+        let c = openapi_mcp::convert_str("big.json", &spec, options).unwrap();
+        openapi_mcp::emit::tool_json(&c.tools[0])["outputSchema"].clone()
+    };
+    let cut = output(&Options::default());
+    assert!(mcp_check::schema_problems(&cut).is_empty());
+    assert_eq!(cut["$comment"], "examples left out: schema size budget");
+    assert!(cut.get("examples").is_none());
+    assert!(cut["properties"]["blocks"].get("examples").is_none());
+    assert_eq!(cut["properties"]["blocks"]["items"]["type"], "string");
+    assert_eq!(
+        cut["properties"]["examples"]["enum"],
+        serde_json::json!(["x", "y"])
+    );
+    assert_eq!(
+        cut["properties"]["kind"]["default"],
+        serde_json::json!({"examples": [1]})
+    );
+    assert!(serde_json::to_string(&cut).unwrap().len() < 1000);
+    let full = output(&Options {
+        schema_budget: None,
+        ..Options::default()
+    });
+    assert_eq!(
+        full["properties"]["blocks"]["examples"][0][1999],
+        "block-01999"
+    );
+    assert!(full.get("$comment").is_none());
+}

@@ -21,13 +21,24 @@ pub struct Limits {
 impl Converter<'_> {
     /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
     /// finished, self-contained schema.
-    pub fn finish(&mut self, root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
+    pub fn finish(&mut self, mut root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
+        let mut used = json_size(&root);
+        // A root over the budget by itself (inline schemas are not cut) sheds its examples first:
+        // they only illustrate, and are where the corpus's largest tools put their bulk (a
+        // 188 KB example, twice, in one chaingateway.io response).
+        if self.limits.budget.is_some_and(|b| used > b) && strip_examples(&mut root) {
+            if let Value::Object(m) = &mut root {
+                m.entry("$comment").or_insert_with(|| {
+                    Value::String("examples left out: schema size budget".into())
+                });
+            }
+            used = json_size(&root);
+        }
         if refs.is_empty() {
             return Ok(Schema::plain(root));
         }
         // Breadth-first over the cached definitions, nearest first, so that a size budget or a
         // depth limit keeps what is closest to the root and stubs the rest.
-        let mut used = json_size(&root);
         let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
         let mut seen: HashSet<usize> = HashSet::new();
         let mut kept: HashMap<usize, Arc<Converted>> = HashMap::new();
@@ -110,6 +121,30 @@ pub fn compact_size(v: &impl serde::Serialize) -> usize {
     // Writing to a counter cannot fail.
     let _ = serde_json::to_writer(&mut c, v);
     c.0
+}
+
+/// Remove every `examples` keyword from a schema (not from instance data under `const`, `enum`,
+/// `default` or `examples`); true if one was removed.
+fn strip_examples(v: &mut Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            let mut removed = m
+                .get("examples")
+                .is_some_and(Value::is_array)
+                .then(|| m.shift_remove("examples"))
+                .is_some();
+            for (k, x) in m.iter_mut() {
+                if !matches!(k.as_str(), "const" | "enum" | "default") {
+                    removed |= strip_examples(x);
+                }
+            }
+            removed
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |removed, x| strip_examples(x) | removed),
+        _ => false,
+    }
 }
 
 /// What stands in for a definition past a limit: any value of the definition's type, described.
