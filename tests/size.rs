@@ -244,3 +244,54 @@ fn oversized_inline_schemas_shed_their_examples() {
     );
     assert!(full.get("$comment").is_none());
 }
+
+/// An inline schema still over the budget without examples is cut, as deep as fits, to stubs
+/// that keep their type; the result stays valid and within the budget.
+#[test]
+fn oversized_inline_schemas_are_cut_by_depth() {
+    // 300 properties, each an object of 4 long-described strings: about 90 KB inline.
+    let mut props = serde_json::Map::new();
+    for i in 0..300 {
+        let mut inner = serde_json::Map::new();
+        for j in 0..4 {
+            inner.insert(
+                format!("field{j}"),
+                serde_json::json!({"type": "string", "description": format!("Setting {i}.{j}: {}", "x".repeat(50))}),
+            );
+        }
+        props.insert(
+            format!("setting{i}"),
+            serde_json::json!({"type": "object", "description": format!("Group {i}"), "properties": inner}),
+        );
+    }
+    let spec = serde_json::json!({
+        "openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+        "paths": {"/settings": {"put": {"operationId": "putSettings",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                "type": "object", "properties": {"settings": {"type": "object", "properties": props}}}}}},
+            "responses": {"204": {"description": "ok"}}}}}
+    })
+    .to_string();
+    let input = |options: &Options| {
+        let c = openapi_mcp::convert_str("wide.json", &spec, options).unwrap();
+        openapi_mcp::emit::tool_json(&c.tools[0])["inputSchema"].clone()
+    };
+    let full = input(&Options {
+        schema_budget: None,
+        ..Options::default()
+    });
+    assert!(serde_json::to_string(&full).unwrap().len() > 80_000);
+    let cut = input(&Options::default());
+    let size = serde_json::to_string(&cut).unwrap().len();
+    assert!(size <= openapi_mcp::DEFAULT_SCHEMA_BUDGET, "{size}");
+    assert!(mcp_check::schema_problems(&cut).is_empty());
+    assert_eq!(
+        cut["$comment"],
+        "nested schemas cut at depth 2: schema size budget"
+    );
+    // Depth 1 (`settings`) is kept, depth 2 (each group) is a stub that keeps type and summary.
+    assert_eq!(
+        cut["properties"]["settings"]["properties"]["setting7"],
+        serde_json::json!({"type": "object", "description": "Group 7 (truncated: schema size budget)"})
+    );
+}

@@ -34,6 +34,11 @@ impl Converter<'_> {
             }
             used = json_size(&root);
         }
+        // Still over: nested schemas are cut to described stubs, as deep as the budget allows.
+        if let Some(budget) = self.limits.budget.filter(|&b| used > b) {
+            root = cut_to_fit(root, budget);
+            used = json_size(&root);
+        }
         if refs.is_empty() {
             return Ok(Schema::plain(root));
         }
@@ -147,20 +152,119 @@ fn strip_examples(v: &mut Value) -> bool {
     }
 }
 
+/// Keywords whose value is one subschema.
+const ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+/// Keywords whose value is a list of subschemas.
+const LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value maps names to subschemas.
+const MAP: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+
+/// Every direct subschema of `v`.
+fn children_mut(v: &mut Value) -> Vec<&mut Value> {
+    let Value::Object(m) = v else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, x) in m.iter_mut() {
+        let k = k.as_str();
+        if ONE.contains(&k) {
+            out.push(x);
+        } else if LIST.contains(&k) {
+            out.extend(x.as_array_mut().into_iter().flatten());
+        } else if MAP.contains(&k) {
+            out.extend(x.as_object_mut().into_iter().flat_map(|m| m.values_mut()));
+        }
+    }
+    out
+}
+
+/// How deep subschemas nest below `v` (0: none).
+fn depth(v: &mut Value) -> usize {
+    children_mut(v)
+        .into_iter()
+        .map(|c| 1 + depth(c))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Replace the subschemas `level` levels below `v` by stubs.
+fn cut_at(v: &mut Value, level: usize) {
+    for c in children_mut(v) {
+        if level <= 1 {
+            *c = stub_inline(c);
+        } else {
+            cut_at(c, level - 1);
+        }
+    }
+}
+
+/// `root` with nested schemas cut at the deepest level that fits `budget` (at level 1 if none
+/// does), noted in `$comment`.
+fn cut_to_fit(mut root: Value, budget: usize) -> Value {
+    let deepest = depth(&mut root);
+    for level in (1..deepest).rev() {
+        let mut cut = root.clone();
+        cut_at(&mut cut, level);
+        if level == 1 || json_size(&cut) <= budget {
+            if let Value::Object(m) = &mut cut {
+                let note = format!("nested schemas cut at depth {level}: schema size budget");
+                match m.get_mut("$comment") {
+                    Some(Value::String(c)) => *c = format!("{c}; {note}"),
+                    _ => {
+                        m.insert("$comment".into(), Value::String(note));
+                    }
+                }
+            }
+            return cut;
+        }
+    }
+    root
+}
+
+/// What stands in for an inline schema past the budget: any value of its type, described.
+fn stub_inline(schema: &Value) -> Value {
+    let mut m = Map::new();
+    if let Some(t) = schema.get("type").filter(|t| t.is_string() || t.is_array()) {
+        m.insert("type".into(), t.clone());
+    }
+    let text = match first_line(schema) {
+        Some(d) => format!("{d} (truncated: schema size budget)"),
+        None => "(truncated: schema size budget)".to_string(),
+    };
+    m.insert("description".into(), Value::String(text));
+    Value::Object(m)
+}
+
+/// The first line of a schema's description, at most 160 characters.
+fn first_line(schema: &Value) -> Option<String> {
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.lines().next())
+        .map(|d| d.chars().take(160).collect::<String>().trim().to_string())
+        .filter(|d| !d.is_empty())
+}
+
 /// What stands in for a definition past a limit: any value of the definition's type, described.
 fn stub(name: &str, def: &Value, why: &str) -> Value {
     let mut m = Map::new();
     if let Some(t) = def.get("type").filter(|t| t.is_string()) {
         m.insert("type".into(), t.clone());
     }
-    let summary = def
-        .get("description")
-        .and_then(Value::as_str)
-        .and_then(|d| d.lines().next())
-        .map(|d| d.chars().take(160).collect::<String>());
-    let text = match summary {
-        Some(d) if !d.trim().is_empty() => format!("{name}: {} (not expanded: {why})", d.trim()),
-        _ => format!("{name} (not expanded: {why})"),
+    let text = match first_line(def) {
+        Some(d) => format!("{name}: {d} (not expanded: {why})"),
+        None => format!("{name} (not expanded: {why})"),
     };
     m.insert("description".into(), Value::String(text));
     Value::Object(m)
