@@ -186,7 +186,8 @@ pub struct SelectArgs {
     pub inline_refs: bool,
     /// Most bytes (compact JSON) of one tool's input or output schema, counting referenced
     /// definitions nearest first; definitions past it become described stubs that accept any
-    /// value of their type. `0`: no limit (every schema complete).
+    /// value of their type, and an inline part over it sheds its examples, then nested levels.
+    /// `0`: no limit (every schema complete).
     #[arg(long, value_name = "BYTES", default_value_t = crate::DEFAULT_SCHEMA_BUDGET)]
     pub schema_budget: usize,
     /// Expand `$ref`s at most N levels deep; deeper definitions become described stubs.
