@@ -138,9 +138,7 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
         value
             .apply_merge()
             .map_err(|e| input(file, Location::None, format!("invalid YAML merge key: {e}")))?;
-        let mut path = Vec::new();
-        yaml_to_json(value, &mut path)
-            .map_err(|(pointer, message)| input(file, Location::Pointer(pointer), message))
+        yaml_to_json(value).map_err(|e| input(file, Location::Pointer(e.pointer()), e.message))
     }
 }
 
@@ -281,10 +279,34 @@ fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
     ))
 }
 
-type PathErr = (String, String);
+/// A conversion error and where it happened: the path is collected innermost segment first while
+/// the error travels up, so converting a document that has no error copies no keys.
+struct PathErr {
+    reversed: Vec<String>,
+    message: String,
+}
+
+impl PathErr {
+    fn new(message: String) -> Self {
+        PathErr {
+            reversed: Vec::new(),
+            message,
+        }
+    }
+
+    fn within(mut self, segment: String) -> Self {
+        self.reversed.push(segment);
+        self
+    }
+
+    fn pointer(&self) -> String {
+        let path: Vec<String> = self.reversed.iter().rev().cloned().collect();
+        pointer(&path)
+    }
+}
 
 /// Convert a YAML tree to JSON. Recursion is bounded by the YAML parser's own depth limit (128).
-fn yaml_to_json(value: yaml_serde::Value, path: &mut Vec<String>) -> Result<Value, PathErr> {
+fn yaml_to_json(value: yaml_serde::Value) -> Result<Value, PathErr> {
     use yaml_serde::Value as Y;
     Ok(match value {
         Y::Null => Value::Null,
@@ -299,12 +321,9 @@ fn yaml_to_json(value: yaml_serde::Value, path: &mut Vec<String>) -> Result<Valu
                 match serde_json::Number::from_f64(f) {
                     Some(num) => Value::Number(num),
                     None => {
-                        return Err((
-                            pointer(path),
-                            format!(
-                                "the number {n} (infinite or NaN) cannot be represented in JSON"
-                            ),
-                        ));
+                        return Err(PathErr::new(format!(
+                            "the number {n} (infinite or NaN) cannot be represented in JSON"
+                        )));
                     }
                 }
             }
@@ -313,15 +332,14 @@ fn yaml_to_json(value: yaml_serde::Value, path: &mut Vec<String>) -> Result<Valu
         Y::Sequence(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.into_iter().enumerate() {
-                path.push(i.to_string());
-                out.push(yaml_to_json(item, path)?);
-                path.pop();
+                out.push(yaml_to_json(item).map_err(|e| e.within(i.to_string()))?);
             }
             Value::Array(out)
         }
         Y::Mapping(map) => {
             let mut out = Map::with_capacity(map.len());
             for (k, v) in map {
+                let not_scalar = || PathErr::new("a mapping key must be a scalar".into());
                 let key = match k {
                     Y::String(s) => s,
                     Y::Number(n) => n.to_string(),
@@ -329,20 +347,20 @@ fn yaml_to_json(value: yaml_serde::Value, path: &mut Vec<String>) -> Result<Valu
                     Y::Null => "null".to_string(),
                     Y::Tagged(t) => match t.value {
                         Y::String(s) => s,
-                        _ => return Err((pointer(path), "a mapping key must be a scalar".into())),
+                        _ => return Err(not_scalar()),
                     },
-                    Y::Sequence(_) | Y::Mapping(_) => {
-                        return Err((pointer(path), "a mapping key must be a scalar".into()));
-                    }
+                    Y::Sequence(_) | Y::Mapping(_) => return Err(not_scalar()),
                 };
-                path.push(key.clone());
-                let v = yaml_to_json(v, path)?;
-                path.pop();
-                out.insert(key, v);
+                match yaml_to_json(v) {
+                    Ok(v) => {
+                        out.insert(key, v);
+                    }
+                    Err(e) => return Err(e.within(key)),
+                }
             }
             Value::Object(out)
         }
-        Y::Tagged(t) => yaml_to_json(t.value, path)?,
+        Y::Tagged(t) => yaml_to_json(t.value)?,
     })
 }
 
@@ -363,6 +381,20 @@ mod tests {
     fn yaml_numeric_keys_become_strings() {
         let v = parse_tree("t.yaml", b"responses:\n  200:\n    description: ok\n").unwrap();
         assert!(v["responses"]["200"].is_object());
+    }
+
+    #[test]
+    fn yaml_conversion_errors_name_the_pointer() {
+        let e = parse_tree("t.yaml", b"paths:\n  /a~b:\n    x: [1, .inf]\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("/paths/~1a~0b/x/1"), "{msg}");
+        assert!(msg.contains("infinite or NaN"), "{msg}");
+        let e = parse_tree("t.yaml", b"a:\n  b:\n    ? [1, 2]\n    : v\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("/a/b") && msg.contains("must be a scalar"),
+            "{msg}"
+        );
     }
 
     #[test]
