@@ -120,11 +120,6 @@ pub fn call_json(c: &Call) -> Value {
     Value::Object(m)
 }
 
-/// The whole list as a `ListToolsResult` value.
-pub fn list_json(tools: &[Tool]) -> Value {
-    json!({ "tools": tools.iter().map(tool_json).collect::<Vec<_>>() })
-}
-
 /// A tool serialized in place (same keys and order as [`tool_json`]), without copying its schemas.
 struct ToolOut<'a>(&'a Tool);
 
