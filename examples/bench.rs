@@ -76,7 +76,7 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
 /// freeing it at exit.
 fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
     let doc = openapi_mcp::load::load_file(path).expect("loads");
-    let summary = openapi_mcp::output::convert_to(
+    let summary = openapi_mcp::stream::convert_to(
         &doc,
         &openapi_mcp::Options::default(),
         None,

@@ -321,7 +321,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         std::mem::forget(conversion);
         status
     } else {
-        let summary = output::convert_to(
+        let summary = crate::stream::convert_to(
             &doc,
             &options,
             hints.as_ref(),

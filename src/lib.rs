@@ -33,6 +33,7 @@ pub mod report;
 pub mod review;
 pub mod schema;
 pub mod serve;
+pub mod stream;
 pub mod swagger;
 pub mod target;
 pub mod tool;

@@ -498,13 +498,10 @@ fn failing_after_some_tools_leaves_the_old_file_and_exits_2() {
     assert_eq!(leftovers.len(), 2, "no temporary file left: {leftovers:?}");
 }
 
-/// `convert big.json | head -c 100` ends quietly with exit 0.
-#[test]
-fn a_closed_pipe_is_not_an_error() {
-    use std::io::Read;
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("big.json");
-    // Far more output than a pipe buffers, so the writer meets the closed pipe.
+/// A spec of 3,000 operations: far more output than a pipe buffers, so that a writer meets a
+/// pipe its reader has closed.
+fn big_spec(dir: &std::path::Path) -> std::path::PathBuf {
+    let spec = dir.join("big.json");
     let mut paths = serde_json::Map::new();
     for i in 0..3000 {
         paths.insert(
@@ -516,17 +513,31 @@ fn a_closed_pipe_is_not_an_error() {
     }
     let doc = serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths});
     std::fs::write(&spec, doc.to_string()).unwrap();
+    spec
+}
+
+/// Run the binary with `args`, read the first `N` bytes of its output, close the pipe, and
+/// return them with how the process ended.
+fn read_then_close<const N: usize>(args: &[&std::ffi::OsStr]) -> ([u8; N], std::process::Output) {
+    use std::io::Read;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_openapi-mcp"))
-        .arg("convert")
-        .arg(&spec)
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut head = [0u8; 100];
+    let mut head = [0u8; N];
     child.stdout.take().unwrap().read_exact(&mut head).unwrap();
     // The read end is closed here.
-    let out = child.wait_with_output().unwrap();
+    (head, child.wait_with_output().unwrap())
+}
+
+/// `convert big.json | head -c 100` ends quietly with exit 0.
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = big_spec(dir.path());
+    let (head, out) = read_then_close::<100>(&["convert".as_ref(), spec.as_os_str()]);
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(head.starts_with(b"{\"tools\":[\n{\"name\":\"get_item0\""));
@@ -574,31 +585,16 @@ fn early_failures_leave_stdout_empty() {
 /// `--format yaml` and `json-pretty` end quietly on a closed pipe too.
 #[test]
 fn a_closed_pipe_is_quiet_in_every_format() {
-    use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("big.json");
-    let mut paths = serde_json::Map::new();
-    for i in 0..3000 {
-        paths.insert(
-            format!("/items{i}"),
-            serde_json::json!({"get": {"operationId": format!("getItem{i}"), "summary": "Get an item",
-                "responses": {"200": {"description": "ok"}}}}),
-        );
-    }
-    let doc = serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths});
-    std::fs::write(&spec, doc.to_string()).unwrap();
+    let spec = big_spec(dir.path());
     for format in ["yaml", "json-pretty"] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_openapi-mcp"))
-            .arg("convert")
-            .arg(&spec)
-            .args(["--format", format])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut head = [0u8; 10];
-        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let args = [
+            "convert".as_ref(),
+            spec.as_os_str(),
+            "--format".as_ref(),
+            format.as_ref(),
+        ];
+        let (_, out) = read_then_close::<10>(&args);
         assert!(out.status.success(), "{format}: {:?}", out.status);
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
     }

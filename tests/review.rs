@@ -19,19 +19,9 @@ fn stdout(c: &mut Command, code: i32) -> String {
     String::from_utf8(c.assert().code(code).get_output().stdout.clone()).unwrap()
 }
 
-fn snapshot(name: &str, text: String) {
-    insta::with_settings!({
-        snapshot_path => common::root().join("snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, text);
-    });
-}
-
 #[test]
 fn lint_text_snapshot_and_exit_1_on_errors() {
-    snapshot(
+    snapshot!(
         "review-traps.lint.txt",
         stdout(cmd().args(["lint", TRAPS]), 1),
     );
@@ -39,7 +29,7 @@ fn lint_text_snapshot_and_exit_1_on_errors() {
 
 #[test]
 fn review_report_snapshot() {
-    snapshot(
+    snapshot!(
         "review-traps.review.md",
         stdout(cmd().args(["review", TRAPS, "--hints", TRAPS_HINTS]), 0),
     );
@@ -47,7 +37,7 @@ fn review_report_snapshot() {
 
 #[test]
 fn starter_hints_file_snapshot() {
-    snapshot(
+    snapshot!(
         "review-traps.hints.yaml",
         stdout(cmd().args(["hints", TRAPS]), 0),
     );

@@ -4,16 +4,6 @@ mod common;
 
 use openapi_mcp::{NameStyle, Options};
 
-fn check(name: &str, output: String) {
-    insta::with_settings!({
-        snapshot_path => common::root().join("snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, output);
-    });
-}
-
 #[test]
 fn every_spec_matches_its_snapshot() {
     let specs = common::specs();
@@ -24,7 +14,7 @@ fn every_spec_matches_its_snapshot() {
     );
     for path in specs {
         let name = common::scenario_name(&path);
-        check(&name, common::convert_json(&path, &Options::default()));
+        snapshot!(&name, common::convert_json(&path, &Options::default()));
     }
 }
 
@@ -34,7 +24,7 @@ fn inline_refs_snapshot() {
         inline_refs: true,
         ..Options::default()
     };
-    check(
+    snapshot!(
         "recursive.yaml.inline-refs",
         common::convert_json(&common::root().join("specs/recursive.yaml"), &options),
     );

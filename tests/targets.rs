@@ -267,16 +267,6 @@ fn every_shape_and_format_is_deterministic_and_parses() {
     );
 }
 
-fn snapshot(name: &str, output: String) {
-    insta::with_settings!({
-        snapshot_path => common::root().join("snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, output);
-    });
-}
-
 #[test]
 fn target_and_shape_snapshots() {
     let cases = [
@@ -289,6 +279,6 @@ fn target_and_shape_snapshots() {
     for (suffix, target, shape) in cases {
         let tools = convert("specs/targets.yaml", &Options::for_target(target));
         let text = emit::render_as(&tools, shape, Format::JsonPretty).unwrap();
-        snapshot(&format!("targets.yaml.{suffix}"), text);
+        snapshot!(&format!("targets.yaml.{suffix}"), text);
     }
 }

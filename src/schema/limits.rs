@@ -22,22 +22,11 @@ impl Converter<'_> {
     /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
     /// finished, self-contained schema.
     pub fn finish(&mut self, mut root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
-        let mut used = json_size(&root);
-        // A root over the budget by itself (inline schemas are not cut) sheds its examples first:
-        // they only illustrate, and are where the corpus's largest tools put their bulk (a
-        // 188 KB example, twice, in one chaingateway.io response).
-        if self.limits.budget.is_some_and(|b| used > b) && strip_examples(&mut root) {
-            if let Value::Object(m) = &mut root {
-                m.entry("$comment").or_insert_with(|| {
-                    Value::String("examples left out: schema size budget".into())
-                });
-            }
-            used = json_size(&root);
-        }
-        // Still over: nested schemas are cut to described stubs, as deep as the budget allows.
-        if let Some(budget) = self.limits.budget.filter(|&b| used > b) {
-            root = cut_to_fit(root, budget);
-            used = json_size(&root);
+        // The root's own size counts against the budget first (without a budget it is never
+        // needed, so not measured).
+        let mut used = 0;
+        if let Some(budget) = self.limits.budget {
+            (root, used) = fit_root(root, budget);
         }
         if refs.is_empty() {
             return Ok(Schema::plain(root));
@@ -126,6 +115,30 @@ pub fn compact_size(v: &impl serde::Serialize) -> usize {
     // Writing to a counter cannot fail.
     let _ = serde_json::to_writer(&mut c, v);
     c.0
+}
+
+/// `root` made to fit `budget` where it can, with its size. A root over the budget by itself
+/// sheds its examples first: they only illustrate, and are where the corpus's largest tools put
+/// their bulk (a 188 KB example, twice, in one chaingateway.io response). Still over, its nested
+/// schemas are cut to described stubs, as deep as the budget allows.
+fn fit_root(mut root: Value, budget: usize) -> (Value, usize) {
+    let size = json_size(&root);
+    if size <= budget {
+        return (root, size);
+    }
+    if strip_examples(&mut root) {
+        if let Value::Object(m) = &mut root {
+            m.entry("$comment")
+                .or_insert_with(|| Value::String("examples left out: schema size budget".into()));
+        }
+        let size = json_size(&root);
+        if size <= budget {
+            return (root, size);
+        }
+    }
+    let root = cut_to_fit(root, budget);
+    let size = json_size(&root);
+    (root, size)
 }
 
 /// Remove every `examples` keyword from a schema (not from instance data under `const`, `enum`,

@@ -50,3 +50,20 @@ pub fn convert_json(path: &Path, options: &openapi_mcp::Options) -> String {
     let c = openapi_mcp::convert_file(path, options).unwrap_or_else(|e| panic!("{e}"));
     openapi_mcp::emit::render(&c.tools, openapi_mcp::emit::Format::JsonPretty).unwrap()
 }
+
+/// Compare `$text` with the reviewed snapshot `snapshots/$name.snap`. A macro, not a function, so
+/// that each snapshot's `source:` names the test file that asserts it.
+#[macro_export]
+macro_rules! snapshot {
+    ($name:expr, $text:expr $(,)?) => {{
+        let name: String = ::std::convert::AsRef::<str>::as_ref(&$name).to_string();
+        let text: String = $text;
+        insta::with_settings!({
+            snapshot_path => common::root().join("snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(name.as_str(), text);
+        })
+    }};
+}
