@@ -71,7 +71,8 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("at least one run"))
 }
 
-/// What `openapi-mcp convert PATH -o OUT` does (convert and write on two threads). The document
+/// What `openapi-mcp convert PATH -o OUT` does (tools built on a thread per core, written in
+/// order on this one). The document
 /// is returned so that the caller frees it outside the timed part, as the command line skips
 /// freeing it at exit.
 fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
@@ -82,6 +83,7 @@ fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
         None,
         openapi_mcp::emit::Shape::Mcp,
         Some(out),
+        None,
     )
     .expect("converts")
     .expect("a file is never closed early");

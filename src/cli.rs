@@ -138,6 +138,12 @@ pub struct ConvertArgs {
     /// tools added, removed and changed) if not.
     #[arg(long, requires = "output")]
     pub check: bool,
+    /// Threads building tools for `--format json` (the default format; the others build on one).
+    /// Default: one per core, at most 4; a list under 128 tools, or a document where two
+    /// references want the same `$defs` name, is built on one. The output is the same bytes
+    /// with any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
     #[command(flatten)]
     pub select: SelectArgs,
 }
@@ -327,6 +333,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
             hints.as_ref(),
             shape,
             args.output.as_deref(),
+            args.threads.map(usize::from),
         )?;
         for n in summary.iter().flat_map(|s| &s.notices) {
             eprintln!("openapi-mcp: note: {n}");

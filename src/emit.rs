@@ -4,7 +4,8 @@
 //! streamed: no copy of the list is built.
 
 use crate::error::{Error, Result};
-use crate::tool::{ArgIn, Call, Tool};
+use crate::schema::{CompactJson, Schema};
+use crate::tool::{ArgIn, Argument, Call, Tool};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
@@ -56,109 +57,153 @@ impl Shape {
 
 /// One tool as an MCP `Tool` object.
 pub fn tool_json(t: &Tool) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), t.name.clone().into());
-    m.insert("title".into(), t.title.clone().into());
-    m.insert("description".into(), t.description.clone().into());
-    m.insert("inputSchema".into(), t.input_schema.to_value());
-    if let Some(o) = &t.output_schema {
-        m.insert("outputSchema".into(), o.to_value());
-    }
-    let mut a = Map::new();
-    a.insert("title".into(), t.title.clone().into());
-    for (key, hint) in t.hints.entries() {
-        a.insert(key.into(), hint.value.into());
-    }
-    m.insert("annotations".into(), Value::Object(a));
-    m.insert("_meta".into(), json!({ META_KEY: call_json(&t.call) }));
-    Value::Object(m)
+    // Serializing these types into a value cannot fail: every map key is a string.
+    serde_json::to_value(ToolOut(t, false)).unwrap_or(Value::Null)
 }
 
 /// The call mapping: everything a runtime needs to send the request without the spec.
 pub fn call_json(c: &Call) -> Value {
-    let mut m = Map::new();
-    m.insert("method".into(), c.method.as_str().into());
-    m.insert("path".into(), c.path.clone().into());
-    m.insert("servers".into(), c.servers.clone().into());
-    let mut args = Map::new();
-    for a in &c.arguments {
-        let mut e = Map::new();
-        e.insert("in".into(), a.location.as_str().into());
-        if a.location != ArgIn::WholeBody
-            && let Some(o) = &a.original
-        {
-            e.insert("name".into(), o.clone().into());
+    serde_json::to_value(CallOut(c)).unwrap_or(Value::Null)
+}
+
+/// The call mapping serialized in place (see [`call_json`]).
+struct CallOut<'a>(&'a Call);
+
+impl Serialize for CallOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let c = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("method", c.method.as_str())?;
+        m.serialize_entry("path", &c.path)?;
+        m.serialize_entry("servers", &c.servers)?;
+        m.serialize_entry("arguments", &ArgumentsOut(&c.arguments))?;
+        if let Some(b) = &c.body {
+            let mut e = Map::new();
+            e.insert("contentType".into(), b.content_type.clone().into());
+            e.insert("required".into(), b.required.into());
+            e.insert("spread".into(), b.spread.into());
+            if let Some(enc) = &b.encoding {
+                e.insert("encoding".into(), enc.clone());
+            }
+            m.serialize_entry("body", &e)?;
         }
-        if let Some(s) = a.style {
-            e.insert("style".into(), s.into());
+        if let Some(w) = &c.output_wrapped {
+            m.serialize_entry("output", &json!({ "wrapped": w }))?;
         }
-        if let Some(x) = a.explode {
-            e.insert("explode".into(), x.into());
-        }
-        if a.allow_reserved {
-            e.insert("allowReserved".into(), true.into());
-        }
-        if let Some(ct) = &a.content_type {
-            e.insert("contentType".into(), ct.clone().into());
-        }
-        args.insert(a.name.clone(), Value::Object(e));
+        m.end()
     }
-    m.insert("arguments".into(), Value::Object(args));
-    if let Some(b) = &c.body {
-        let mut e = Map::new();
-        e.insert("contentType".into(), b.content_type.clone().into());
-        e.insert("required".into(), b.required.into());
-        e.insert("spread".into(), b.spread.into());
-        if let Some(enc) = &b.encoding {
-            e.insert("encoding".into(), enc.clone());
+}
+
+/// How each argument travels: `{NAME: {"in", "name", "style", ...}, ...}`.
+struct ArgumentsOut<'a>(&'a [Argument]);
+
+impl Serialize for ArgumentsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        struct One<'a>(&'a Argument);
+        impl Serialize for One<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let a = self.0;
+                let mut e = s.serialize_map(None)?;
+                e.serialize_entry("in", a.location.as_str())?;
+                if a.location != ArgIn::WholeBody
+                    && let Some(o) = &a.original
+                {
+                    e.serialize_entry("name", o)?;
+                }
+                if let Some(style) = a.style {
+                    e.serialize_entry("style", style)?;
+                }
+                if let Some(x) = a.explode {
+                    e.serialize_entry("explode", &x)?;
+                }
+                if a.allow_reserved {
+                    e.serialize_entry("allowReserved", &true)?;
+                }
+                if let Some(ct) = &a.content_type {
+                    e.serialize_entry("contentType", ct)?;
+                }
+                e.end()
+            }
         }
-        m.insert("body".into(), Value::Object(e));
+        s.collect_map(self.0.iter().map(|a| (&a.name, One(a))))
     }
-    if let Some(w) = &c.output_wrapped {
-        m.insert("output".into(), json!({ "wrapped": w }));
+}
+
+/// A schema entry of a tool; with `compact` (the serializer is `serde_json`'s compact one), its
+/// definitions are copied from their rendered text.
+fn schema_entry<M: SerializeMap>(
+    m: &mut M,
+    key: &str,
+    schema: &Schema,
+    compact: bool,
+) -> std::result::Result<(), M::Error> {
+    if compact {
+        m.serialize_entry(key, &CompactJson(schema))
+    } else {
+        m.serialize_entry(key, schema)
     }
-    Value::Object(m)
 }
 
 /// A tool serialized in place (same keys and order as [`tool_json`]), without copying its schemas.
-struct ToolOut<'a>(&'a Tool);
+/// `compact`: for `serde_json`'s compact serializer only (see [`CompactJson`]).
+struct ToolOut<'a>(&'a Tool, bool);
 
 impl Serialize for ToolOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let t = self.0;
+        let (t, compact) = (self.0, self.1);
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("name", &t.name)?;
         m.serialize_entry("title", &t.title)?;
         m.serialize_entry("description", &t.description)?;
-        m.serialize_entry("inputSchema", &t.input_schema)?;
+        schema_entry(&mut m, "inputSchema", &t.input_schema, compact)?;
         if let Some(o) = &t.output_schema {
-            m.serialize_entry("outputSchema", o)?;
+            schema_entry(&mut m, "outputSchema", o, compact)?;
         }
-        let mut a = Map::new();
-        a.insert("title".into(), t.title.clone().into());
-        for (key, hint) in t.hints.entries() {
-            a.insert(key.into(), hint.value.into());
+        m.serialize_entry("annotations", &AnnotationsOut(t))?;
+        m.serialize_entry("_meta", &MetaOut(&t.call))?;
+        m.end()
+    }
+}
+
+/// `{"title", HINT: bool, ...}`.
+struct AnnotationsOut<'a>(&'a Tool);
+
+impl Serialize for AnnotationsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("title", &self.0.title)?;
+        for (key, hint) in self.0.hints.entries() {
+            m.serialize_entry(key, &hint.value)?;
         }
-        m.serialize_entry("annotations", &a)?;
-        m.serialize_entry("_meta", &json!({ META_KEY: call_json(&t.call) }))?;
+        m.end()
+    }
+}
+
+/// `{META_KEY: call mapping}`.
+struct MetaOut<'a>(&'a Call);
+
+impl Serialize for MetaOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(META_KEY, &CallOut(self.0))?;
         m.end()
     }
 }
 
 /// A tool in its shape. The API shapes carry the description (the title when there is none) and
-/// the input schema under that API's key.
-struct ItemOut<'a>(&'a Tool, Shape);
+/// the input schema under that API's key. `compact`: as for [`ToolOut`].
+struct ItemOut<'a>(&'a Tool, Shape, bool);
 
 impl Serialize for ItemOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (t, shape) = (self.0, self.1);
+        let (t, shape, compact) = (self.0, self.1, self.2);
         if shape == Shape::Mcp {
-            return ToolOut(t).serialize(s);
+            return ToolOut(t, compact).serialize(s);
         }
         if shape == Shape::Openai {
             let mut m = s.serialize_map(Some(2))?;
             m.serialize_entry("type", "function")?;
-            m.serialize_entry("function", &FunctionOut(t, "parameters"))?;
+            m.serialize_entry("function", &FunctionOut(t, "parameters", compact))?;
             return m.end();
         }
         let key = match shape {
@@ -172,20 +217,20 @@ impl Serialize for ItemOut<'_> {
         }
         m.serialize_entry("name", &t.name)?;
         m.serialize_entry("description", api_description(t))?;
-        m.serialize_entry(key, &t.input_schema)?;
+        schema_entry(&mut m, key, &t.input_schema, compact)?;
         m.end()
     }
 }
 
-/// `{"name", "description", KEY: inputSchema}`.
-struct FunctionOut<'a>(&'a Tool, &'static str);
+/// `{"name", "description", KEY: inputSchema}`. `compact`: as for [`ToolOut`].
+struct FunctionOut<'a>(&'a Tool, &'static str, bool);
 
 impl Serialize for FunctionOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(3))?;
         m.serialize_entry("name", &self.0.name)?;
         m.serialize_entry("description", api_description(self.0))?;
-        m.serialize_entry(self.1, &self.0.input_schema)?;
+        schema_entry(&mut m, self.1, &self.0.input_schema, self.2)?;
         m.end()
     }
 }
@@ -202,7 +247,7 @@ struct ItemsOut<'a>(&'a [Tool], Shape);
 
 impl Serialize for ItemsOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|t| ItemOut(t, self.1)))
+        s.collect_seq(self.0.iter().map(|t| ItemOut(t, self.1, false)))
     }
 }
 
@@ -225,7 +270,7 @@ impl Serialize for ListOut<'_> {
 
 /// Bytes of one tool as written by `--format json` (compact), without building the text.
 pub fn tool_size(t: &Tool) -> usize {
-    crate::schema::compact_size(&ToolOut(t))
+    crate::schema::compact_size(&ToolOut(t, true))
 }
 
 /// Bytes `--format json` writes around `n` tools of the MCP list (`{"tools":[`, a line break
@@ -291,7 +336,7 @@ impl<W: std::io::Write> JsonLines<W> {
     pub fn push(&mut self, t: &Tool) -> Result<()> {
         let sep: &[u8] = if self.count == 0 { b"\n" } else { b",\n" };
         self.out.write_all(sep).map_err(io_error)?;
-        serde_json::to_writer(&mut self.out, &ItemOut(t, self.shape)).map_err(json_error)?;
+        serde_json::to_writer(&mut self.out, &ItemOut(t, self.shape, true)).map_err(json_error)?;
         self.count += 1;
         Ok(())
     }

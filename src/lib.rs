@@ -184,67 +184,124 @@ pub fn convert_each(
     hints: Option<&review::HintsFile>,
     mut sink: impl FnMut(Tool) -> Result<()>,
 ) -> Result<Summary> {
-    if options.max_name_len < naming::MIN_NAME_LEN {
-        return Err(Error::Usage(format!(
-            "--max-name-len must be at least {}",
-            naming::MIN_NAME_LEN
-        )));
+    let plan = Plan::new(doc, options, hints)?;
+    let mut conv = plan.converter();
+    for i in 0..plan.len() {
+        sink(plan.build(i, &mut conv)?)?;
     }
-    let api = model::read(doc)?;
-    let filter = options.filter.compile()?;
-    let selected: Vec<&model::Operation<'_>> = api
-        .operations
-        .iter()
-        .filter(|op| filter.keeps(op))
-        .collect();
-    let wanted: Vec<(String, String)> = selected
-        .iter()
-        .map(|op| {
-            let name = naming::wanted_name(op, options.name_style);
-            let name = if options.letter_first {
-                target::letter_first(name)
-            } else {
-                name
-            };
-            (name, format!("{} {}", op.method.as_str(), op.path))
-        })
-        .collect();
-    let names = naming::assign(&wanted, options.max_name_len, options.name_style);
-    if let Some(hints) = hints {
-        let known: std::collections::HashSet<&str> =
-            names.iter().map(|n| n.name.as_str()).collect();
-        hints.check_names(|name| known.contains(name))?;
-    }
-    let mut conv = schema::Converter::new(&doc.file, &doc.root);
-    conv.inline_refs = options.inline_refs;
-    conv.limits = schema::Limits {
-        budget: options.schema_budget,
-        max_ref_depth: options.max_ref_depth,
-    };
-    let count = selected.len();
-    for (op, named) in selected.into_iter().zip(names) {
-        let mut tool = tool::build(op, named, &mut conv, options.output_schema)?;
+    Ok(plan.summary())
+}
+
+/// What a conversion builds: the operations the filter keeps, in document order, each with its
+/// final tool name. Tools can then be built in any order, by any number of [`schema::Converter`]s:
+/// tool `i` comes out the same.
+pub(crate) struct Plan<'d> {
+    doc: &'d load::Document,
+    options: &'d Options,
+    hints: Option<&'d review::HintsFile>,
+    api: model::Api<'d>,
+    /// Indices into `api.operations` of the kept operations, with their names.
+    selected: Vec<(usize, naming::Named)>,
+}
+
+impl<'d> Plan<'d> {
+    /// Read the operations, filter them and name them (names depend on every other name); with
+    /// `hints`, check that each entry names a tool.
+    pub(crate) fn new(
+        doc: &'d load::Document,
+        options: &'d Options,
+        hints: Option<&'d review::HintsFile>,
+    ) -> Result<Self> {
+        if options.max_name_len < naming::MIN_NAME_LEN {
+            return Err(Error::Usage(format!(
+                "--max-name-len must be at least {}",
+                naming::MIN_NAME_LEN
+            )));
+        }
+        let api = model::read(doc)?;
+        let filter = options.filter.compile()?;
+        let kept: Vec<usize> = (0..api.operations.len())
+            .filter(|&i| filter.keeps(&api.operations[i]))
+            .collect();
+        let wanted: Vec<(String, String)> = kept
+            .iter()
+            .map(|&i| {
+                let op = &api.operations[i];
+                let name = naming::wanted_name(op, options.name_style);
+                let name = if options.letter_first {
+                    target::letter_first(name)
+                } else {
+                    name
+                };
+                (name, format!("{} {}", op.method.as_str(), op.path))
+            })
+            .collect();
+        let names = naming::assign(&wanted, options.max_name_len, options.name_style);
         if let Some(hints) = hints {
+            let known: std::collections::HashSet<&str> =
+                names.iter().map(|n| n.name.as_str()).collect();
+            hints.check_names(|name| known.contains(name))?;
+        }
+        Ok(Plan {
+            doc,
+            options,
+            hints,
+            api,
+            selected: kept.into_iter().zip(names).collect(),
+        })
+    }
+
+    /// How many tools the plan builds.
+    pub(crate) fn len(&self) -> usize {
+        self.selected.len()
+    }
+
+    /// A schema converter set up for the plan's options.
+    pub(crate) fn converter(&self) -> schema::Converter<'d> {
+        let mut conv = schema::Converter::new(&self.doc.file, &self.doc.root);
+        conv.inline_refs = self.options.inline_refs;
+        conv.limits = schema::Limits {
+            budget: self.options.schema_budget,
+            max_ref_depth: self.options.max_ref_depth,
+        };
+        conv
+    }
+
+    /// Build tool `i` (hints applied).
+    pub(crate) fn build(&self, i: usize, conv: &mut schema::Converter<'d>) -> Result<Tool> {
+        let (op, named) = &self.selected[i];
+        let mut tool = tool::build(
+            &self.api.operations[*op],
+            named.clone(),
+            conv,
+            self.options.output_schema,
+        )?;
+        if let Some(hints) = self.hints {
             hints.apply_one(&mut tool);
         }
-        sink(tool)?;
+        Ok(tool)
     }
-    let mut notices = Vec::new();
-    if api.operations.is_empty() && api.webhooks > 0 {
-        notices.push(format!(
-            "{}: the document defines {} webhook(s) and no paths; webhooks are not callable, so there are no tools",
-            doc.file, api.webhooks
-        ));
-    } else if api.operations.is_empty() {
-        notices.push(format!("{}: the document has no operations", doc.file));
+
+    /// What the conversion reports once every tool is built.
+    pub(crate) fn summary(&self) -> Summary {
+        let (doc, api) = (self.doc, &self.api);
+        let mut notices = Vec::new();
+        if api.operations.is_empty() && api.webhooks > 0 {
+            notices.push(format!(
+                "{}: the document defines {} webhook(s) and no paths; webhooks are not callable, so there are no tools",
+                doc.file, api.webhooks
+            ));
+        } else if api.operations.is_empty() {
+            notices.push(format!("{}: the document has no operations", doc.file));
+        }
+        Summary {
+            title: api.title.to_string(),
+            version: api.version.to_string(),
+            operations: api.operations.len(),
+            tools: self.selected.len(),
+            notices,
+        }
     }
-    Ok(Summary {
-        title: api.title.to_string(),
-        version: api.version.to_string(),
-        operations: api.operations.len(),
-        tools: count,
-        notices,
-    })
 }
 
 /// The README's Rust examples are compiled and run as doctests.

@@ -1,93 +1,250 @@
-//! Stream: `convert` building and writing at once, on two threads — one builds tools in document
-//! order, the other writes each and hands it back to be freed — so the list is never held whole
-//! and writing overlaps converting; the bytes are those of [`crate::emit::write_as`] with
-//! `--format json`.
+//! Stream: `convert` building and writing at once. Worker threads build tools in chunks (each
+//! with its own schema converter), the calling thread writes the chunks in document order as
+//! they arrive and hands each back to the worker that built it, to be freed there. The list is
+//! never held whole, writing overlaps converting, and the bytes are those of
+//! [`crate::emit::write_as`] with `--format json`, whatever the number of workers.
 
 use crate::emit::{JsonLines, Shape};
 use crate::error::{Error, Result};
 use crate::output::{AtomicFile, to_stdout};
 use crate::review::HintsFile;
-use crate::{Options, Summary, Tool};
+use crate::{Options, Plan, Summary, Tool};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::{Condvar, Mutex};
 
-/// What the converting thread sends the writing one.
-enum Message {
-    Tool(Box<Tool>),
-    /// Every tool was sent: close the list. Without it (the conversion failed) nothing is kept.
-    Done,
-}
+/// Tools a worker builds at a time.
+const CHUNK: usize = 16;
+/// Chunks that may be built ahead of the one being written, per worker.
+const AHEAD: usize = 4;
+/// Most worker threads (more than two gained nothing measurable on Microsoft Graph beta with two
+/// cores; each worker converts the definitions it needs once more).
+const MAX_WORKERS: usize = 4;
+/// Fewer tools than this are built by one worker: a second would mostly repeat the first's
+/// definitions.
+const MIN_PARALLEL_TOOLS: usize = 8 * CHUNK;
 
-/// Why the writing thread stopped before `Done`: the conversion failed, and reports why itself.
-fn aborted() -> Error {
-    Error::Usage("conversion failed before the end of the list".into())
+/// A chunk of built tools (or the first error building it), with the worker that built it.
+struct Built {
+    chunk: usize,
+    worker: usize,
+    tools: Result<Vec<Tool>>,
 }
 
 /// Convert `doc` and write the tools as `--format json` in `shape` to `output` (standard output
-/// when `None`), tool by tool as they are built. Nothing is written before the first tool, so an
-/// early failure leaves standard output empty; a failure after some tools leaves a file untouched
-/// but standard output truncated (with the error reported). `Ok(None)`: the reader closed
-/// standard output (`| head`) before the end, which is not an error.
+/// when `None`), chunk by chunk as they are built. Nothing is written before the first tool, so
+/// an early failure leaves standard output empty; a failure after some tools leaves a file
+/// untouched but standard output truncated (with the error reported). `Ok(None)`: the reader
+/// closed standard output (`| head`) before the end, which is not an error. `threads`: how many
+/// threads build tools (`None`: see [`workers`]); any number gives the same bytes.
 pub fn convert_to(
     doc: &crate::load::Document,
     options: &Options,
     hints: Option<&HintsFile>,
     shape: Shape,
     output: Option<&Path>,
+    threads: Option<usize>,
 ) -> Result<Option<Summary>> {
-    // Created here, so that an unwritable output fails before any work, whatever the document.
+    // Created first, so that an unwritable output fails before any work, whatever the document.
     let file = output.map(AtomicFile::create).transpose()?;
-    let (send, receive) = std::sync::mpsc::sync_channel::<Message>(64);
-    // Written tools go back to be freed by the thread that allocated them: freeing across threads
-    // contends for the allocator's locks (Microsoft Graph beta: 3.6 s when the writing thread
-    // frees them, 2.5 s this way).
-    let (recycle, written_tools) = std::sync::mpsc::channel::<Box<Tool>>();
+    let plan = Plan::new(doc, options, hints)?;
+    let workers = match threads {
+        Some(n) if n <= 1 || crate::schema::names_clash(&doc.root) => 1,
+        Some(n) => n,
+        None => workers(&plan, doc),
+    };
+    let mut ended = false;
+    let mut pump = |w: &mut dyn Write| -> Result<()> {
+        build_and_write(&plan, workers, shape, w)?;
+        ended = true;
+        Ok(())
+    };
+    match file {
+        Some(file) => file.fill(pump)?,
+        None => to_stdout(&mut pump)?,
+    }
+    // Without an error and without the end of the list, standard output was closed.
+    Ok(ended.then(|| plan.summary()))
+}
+
+/// How many threads build tools: one for a short list, or when two references in the document
+/// want the same `$defs` name (then names depend on the order of conversion, and one converter
+/// must see every tool in order), else one per core.
+fn workers(plan: &Plan<'_>, doc: &crate::load::Document) -> usize {
+    if plan.len() < MIN_PARALLEL_TOOLS {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 || crate::schema::names_clash(&doc.root) {
+        return 1;
+    }
+    cores.min(MAX_WORKERS)
+}
+
+/// Build the plan's tools on `workers` threads and write them in order to `w`.
+fn build_and_write(plan: &Plan<'_>, workers: usize, shape: Shape, w: &mut dyn Write) -> Result<()> {
+    let chunks = plan.len().div_ceil(CHUNK);
+    let next = AtomicUsize::new(0);
+    let window = Window::new(workers * AHEAD);
+    let (send, built) = std::sync::mpsc::sync_channel::<Built>(workers * AHEAD);
     std::thread::scope(|scope| {
-        let writer = scope.spawn(move || {
-            let pump = |w: &mut dyn Write| -> Result<()> {
-                let mut next = receive.recv().map_err(|_| aborted())?;
-                // The list opens with its first tool (or its end), not before.
-                let mut lines = JsonLines::start(w, shape)?;
-                loop {
-                    match next {
-                        Message::Tool(tool) => {
-                            lines.push(&tool)?;
-                            // The receiving end lives until this thread is joined.
-                            let _ = recycle.send(tool);
-                        }
-                        Message::Done => return lines.finish().map(|_| ()),
-                    }
-                    next = receive.recv().map_err(|_| aborted())?;
-                }
-            };
-            match file {
-                Some(file) => file.fill(pump),
-                None => to_stdout(pump),
-            }
-        });
-        let mut writer_gone = false;
-        let converted = crate::convert_each(doc, options, hints, |tool| {
-            written_tools.try_iter().for_each(drop);
-            send.send(Message::Tool(Box::new(tool))).map_err(|_| {
-                writer_gone = true;
-                Error::Usage("output closed".into())
-            })
-        });
-        if converted.is_ok() {
-            writer_gone |= send.send(Message::Done).is_err();
+        let mut returns: Vec<Sender<Vec<Tool>>> = Vec::new();
+        for worker in 0..workers {
+            let (give_back, returned) = std::sync::mpsc::channel::<Vec<Tool>>();
+            returns.push(give_back);
+            let (send, next, window) = (send.clone(), &next, &window);
+            scope.spawn(move || work(plan, worker, chunks, next, window, send, returned));
         }
         drop(send);
-        let written = match writer.join() {
-            Ok(written) => written,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        match (converted, written) {
-            // The writer stopped first: its error (or a closed pipe, which is no error) explains.
-            (_, Err(e)) if writer_gone => Err(e),
-            (Err(_), Ok(())) if writer_gone => Ok(None),
-            (Err(e), _) => Err(e),
-            (Ok(_), Err(e)) => Err(e),
-            (Ok(summary), Ok(())) => Ok(Some(summary)),
-        }
+        let written = write_in_order(chunks, &built, &returns, &window, shape, w);
+        // Stop the workers (they may be waiting for room ahead) whether or not all went well.
+        window.close();
+        drop(built);
+        written
     })
+}
+
+/// One worker: take the next chunk, build it, send it; free what comes back. Stops at the end,
+/// at its first error, or when the writer is gone.
+fn work(
+    plan: &Plan<'_>,
+    worker: usize,
+    chunks: usize,
+    next: &AtomicUsize,
+    window: &Window,
+    send: SyncSender<Built>,
+    returned: Receiver<Vec<Tool>>,
+) {
+    let mut conv = plan.converter();
+    loop {
+        // Tools are freed by the thread that allocated them: freeing across threads contends
+        // for the allocator's locks (Microsoft Graph beta: 3.6 s against 2.5 s).
+        returned.try_iter().for_each(drop);
+        let chunk = next.fetch_add(1, Ordering::Relaxed);
+        if chunk >= chunks || !window.wait_for(chunk) {
+            return;
+        }
+        let end = ((chunk + 1) * CHUNK).min(plan.len());
+        let tools: Result<Vec<Tool>> = (chunk * CHUNK..end)
+            .map(|i| plan.build(i, &mut conv))
+            .collect();
+        let failed = tools.is_err();
+        if send
+            .send(Built {
+                chunk,
+                worker,
+                tools,
+            })
+            .is_err()
+            || failed
+        {
+            return;
+        }
+    }
+}
+
+/// Write chunks in order as they arrive; the first failed chunk in order ends the list with its
+/// error. Nothing is written before the first chunk, so an early failure writes nothing.
+fn write_in_order(
+    chunks: usize,
+    built: &Receiver<Built>,
+    returns: &[Sender<Vec<Tool>>],
+    window: &Window,
+    shape: Shape,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let mut waiting: BTreeMap<usize, Built> = BTreeMap::new();
+    let mut lines: Option<JsonLines<&mut dyn Write>> = None;
+    let mut w = Some(w);
+    for chunk in 0..chunks {
+        let b = loop {
+            if let Some(b) = waiting.remove(&chunk) {
+                break b;
+            }
+            // Every worker gone before this chunk: one of them failed on an earlier chunk,
+            // which was reported, so this cannot happen; say so rather than hang.
+            let b = built.recv().map_err(|_| stopped())?;
+            waiting.insert(b.chunk, b);
+        };
+        let tools = b.tools?;
+        if lines.is_none() {
+            // The list opens with its first tool, not before.
+            lines = Some(JsonLines::start(w.take().ok_or_else(stopped)?, shape)?);
+        }
+        let out = lines.as_mut().ok_or_else(stopped)?;
+        for t in &tools {
+            out.push(t)?;
+        }
+        // The worker may have stopped (after this chunk); then the tools are freed here.
+        let _ = returns[b.worker].send(tools);
+        window.advance();
+    }
+    match lines {
+        Some(lines) => lines.finish().map(|_| ()),
+        // No tools: an empty list.
+        None => JsonLines::start(w.take().ok_or_else(stopped)?, shape)?
+            .finish()
+            .map(|_| ()),
+    }
+}
+
+fn stopped() -> Error {
+    Error::Usage("the tool builders stopped before the end of the list".into())
+}
+
+/// How far ahead of the writer workers may build: chunk `i` may be built once fewer than
+/// `ahead` chunks before it are still unwritten. Bounds the chunks held at once.
+struct Window {
+    written: Mutex<usize>,
+    closed: AtomicBool,
+    moved: Condvar,
+    ahead: usize,
+}
+
+impl Window {
+    fn new(ahead: usize) -> Self {
+        Window {
+            written: Mutex::new(0),
+            closed: AtomicBool::new(false),
+            moved: Condvar::new(),
+            ahead,
+        }
+    }
+
+    /// Wait until chunk `chunk` may be built; false if the writer closed the window.
+    fn wait_for(&self, chunk: usize) -> bool {
+        let Ok(mut written) = self.written.lock() else {
+            return false;
+        };
+        while chunk >= *written + self.ahead {
+            if self.closed.load(Ordering::Relaxed) {
+                return false;
+            }
+            written = match self.moved.wait(written) {
+                Ok(w) => w,
+                Err(_) => return false,
+            };
+        }
+        !self.closed.load(Ordering::Relaxed)
+    }
+
+    /// One more chunk written.
+    fn advance(&self) {
+        if let Ok(mut written) = self.written.lock() {
+            *written += 1;
+        }
+        self.moved.notify_all();
+    }
+
+    /// The writer stopped: release every waiting worker.
+    fn close(&self) {
+        // Set under the lock, so that a worker between its check and its wait sees it.
+        let _guard = self.written.lock();
+        self.closed.store(true, Ordering::Relaxed);
+        drop(_guard);
+        self.moved.notify_all();
+    }
 }

@@ -357,8 +357,11 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     if !required.is_empty() {
         root.insert("required".into(), Value::Array(required));
     }
-    refs.sort_unstable();
-    refs.dedup();
+    // In the order the schema names them (not by definition id, which depends on the tools
+    // converted before): a size budget keeps the nearest definitions, and which ones those are
+    // must depend on this operation alone.
+    let mut seen = std::collections::HashSet::new();
+    refs.retain(|id| seen.insert(*id));
     let mut schema = conv.finish(Value::Object(root), &refs, Direction::Input)?;
     object_properties(&mut schema.root);
     Ok((schema, arguments, body))

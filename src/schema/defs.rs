@@ -4,6 +4,9 @@
 use super::Converter;
 use crate::error::{Error, Result, escape_token};
 use crate::refs;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::Path;
 
 impl Converter<'_> {
@@ -41,6 +44,56 @@ impl Converter<'_> {
         self.by_pointer.insert(pointer, id);
         Ok(id)
     }
+}
+
+/// Whether two different local references in `root` would ask for the same `$defs` name. Only
+/// then does a name depend on which reference is registered first (the second gets `_2`), so
+/// without a clash every [`Converter`] of the document names every definition alike, whatever
+/// order it converts tools in. Counts every `$ref` string and discriminator `mapping` value,
+/// which covers (and may exceed) what conversion registers.
+pub fn names_clash(root: &Value) -> bool {
+    let mut named: HashMap<String, String> = HashMap::new();
+    let mut clash = |reference: &str| {
+        if !reference.starts_with('#') {
+            return false;
+        }
+        let pointer = canonical_pointer(reference);
+        match named.entry(def_name(&pointer)) {
+            Entry::Occupied(e) => *e.get() != pointer,
+            Entry::Vacant(e) => {
+                e.insert(pointer);
+                false
+            }
+        }
+    };
+    let mut stack = vec![root];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("$ref", Value::String(r)) if clash(r) => return true,
+                        ("mapping", Value::Object(targets)) => {
+                            for t in targets.values() {
+                                if t.as_str().is_some_and(&mut clash) {
+                                    return true;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    if x.is_object() || x.is_array() {
+                        stack.push(x);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(|x| x.is_object() || x.is_array()))
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `#/components/schemas/A%20B` -> `/components/schemas/A B` (percent-decoded JSON pointer).
@@ -108,6 +161,20 @@ fn def_name_in_file(file: &str, rest: &[String]) -> String {
 mod tests {
     use crate::schema::{Converter, Direction};
     use serde_json::json;
+
+    #[test]
+    fn clashing_names_are_found() {
+        use super::names_clash;
+        // `A B` and `A_B` both want the name `A_B`.
+        let clash = json!({"x": {"$ref": "#/components/schemas/A%20B"}, "y": [{"$ref": "#/components/schemas/A_B"}]});
+        assert!(names_clash(&clash));
+        let mapped = json!({"x": {"$ref": "#/components/schemas/A_B"},
+            "d": {"mapping": {"a": "#/components/schemas/A%20B"}}});
+        assert!(names_clash(&mapped));
+        let same = json!({"x": {"$ref": "#/components/schemas/A"}, "y": {"$ref": "#/components/schemas/A"},
+            "z": {"$ref": "#/components/parameters/A"}, "w": {"$ref": "other.json#/A_B"}});
+        assert!(!names_clash(&same));
+    }
 
     #[test]
     fn missing_ref_is_an_error() {

@@ -36,11 +36,7 @@ impl Converter<'_> {
                 let value = inl.inline(&by_id[id].value, 0);
                 (
                     self.names[*id].clone(),
-                    Arc::new(Converted {
-                        value,
-                        refs: Vec::new(),
-                        size: 0,
-                    }),
+                    Arc::new(Converted::new(value, Vec::new())),
                 )
             })
             .collect();

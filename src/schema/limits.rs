@@ -83,12 +83,9 @@ impl Converter<'_> {
                 } else {
                     "schema size budget"
                 };
-                let value = stub(name, &c.value, why);
-                Arc::new(Converted {
-                    size: json_size(&value),
-                    value,
-                    refs: Vec::new(),
-                })
+                let mut stub = Converted::new(stub(name, &c.value, why), Vec::new());
+                stub.size = json_size(&stub.value);
+                Arc::new(stub)
             })
             .clone()
     }

@@ -2,6 +2,7 @@
 //! it is compared, indexed and serialized (with `$defs` written out after the root's keywords).
 
 use super::Converted;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -58,27 +59,53 @@ impl std::ops::Index<&str> for Schema {
 
 impl serde::Serialize for Schema {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let Value::Object(root) = &self.root else {
-            return self.root.serialize(s);
-        };
-        if self.defs.is_empty() {
-            return root.serialize(s);
-        }
-        struct Defs<'a>(&'a [(Arc<str>, Arc<Converted>)]);
-        impl serde::Serialize for Defs<'_> {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                s: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                s.collect_map(self.0.iter().map(|(k, c)| (&**k, &c.value)))
-            }
-        }
-        let mut m = s.serialize_map(Some(root.len() + 1))?;
-        for (k, v) in root {
-            m.serialize_entry(k, v)?;
-        }
-        m.serialize_entry("$defs", &Defs(&self.defs))?;
-        m.end()
+        serialize(self, false, s)
     }
+}
+
+/// A [`Schema`] for compact JSON (`serde_json::to_writer`) only: the same bytes, with each
+/// definition copied from its text rendered once ([`Converted::compact`]) instead of serialized
+/// again for every tool that carries it. Any other serializer (indented JSON, YAML) would get that
+/// text as it is: serialize the [`Schema`] itself there.
+pub struct CompactJson<'a>(pub &'a Schema);
+
+impl serde::Serialize for CompactJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        serialize(self.0, true, s)
+    }
+}
+
+/// The root's keywords, then `$defs` (from their values, or from their rendered text).
+fn serialize<S: serde::Serializer>(
+    schema: &Schema,
+    rendered: bool,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeMap};
+    let Value::Object(root) = &schema.root else {
+        return schema.root.serialize(s);
+    };
+    if schema.defs.is_empty() {
+        return root.serialize(s);
+    }
+    struct Defs<'a>(&'a [(Arc<str>, Arc<Converted>)], bool);
+    impl serde::Serialize for Defs<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(self.0.len()))?;
+            for (k, c) in self.0 {
+                if self.1 {
+                    m.serialize_entry(&**k, c.compact().map_err(S::Error::custom)?)?;
+                } else {
+                    m.serialize_entry(&**k, &c.value)?;
+                }
+            }
+            m.end()
+        }
+    }
+    let mut m = s.serialize_map(Some(root.len() + 1))?;
+    for (k, v) in root {
+        m.serialize_entry(k, v)?;
+    }
+    m.serialize_entry("$defs", &Defs(&schema.defs, rendered))?;
+    m.end()
 }
