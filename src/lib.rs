@@ -22,6 +22,7 @@ pub mod emit;
 pub mod error;
 pub mod filter;
 pub mod hints;
+pub mod json;
 pub mod lint;
 pub mod load;
 pub mod model;

@@ -86,7 +86,7 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
         return Err(input(file, Location::None, "empty document"));
     };
     if first == b'{' || first == b'[' {
-        serde_json::from_slice(bytes).map_err(|e| {
+        crate::json::parse(bytes).map_err(|e| {
             let location = if e.line() > 0 {
                 Location::LineCol {
                     line: e.line(),

@@ -50,12 +50,7 @@ pub fn convert_to(
 ) -> Result<Option<Summary>> {
     // Created first, so that an unwritable output fails before any work, whatever the document.
     let file = output.map(AtomicFile::create).transpose()?;
-    let plan = Plan::new(doc, options, hints)?;
-    let workers = match threads {
-        Some(n) if n <= 1 || crate::schema::names_clash(&doc.root) => 1,
-        Some(n) => n,
-        None => workers(&plan, doc),
-    };
+    let (plan, workers) = plan_and_workers(doc, options, hints, threads)?;
     let mut ended = false;
     let mut pump = |w: &mut dyn Write| -> Result<()> {
         build_and_write(&plan, workers, shape, w)?;
@@ -70,18 +65,32 @@ pub fn convert_to(
     Ok(ended.then(|| plan.summary()))
 }
 
-/// How many threads build tools: one for a short list, or when two references in the document
-/// want the same `$defs` name (then names depend on the order of conversion, and one converter
-/// must see every tool in order), else one per core.
-fn workers(plan: &Plan<'_>, doc: &crate::load::Document) -> usize {
-    if plan.len() < MIN_PARALLEL_TOOLS {
-        return 1;
-    }
+/// The plan, and how many threads build its tools: `threads` if given, else one per core (at
+/// most [`MAX_WORKERS`]) for a list of [`MIN_PARALLEL_TOOLS`] or more; always one when two
+/// references in the document want the same `$defs` name (names then depend on the order of
+/// conversion, so one converter must see every tool in order). The document is searched for
+/// such references while the plan is made.
+fn plan_and_workers<'d>(
+    doc: &'d crate::load::Document,
+    options: &'d Options,
+    hints: Option<&'d HintsFile>,
+    threads: Option<usize>,
+) -> Result<(Plan<'d>, usize)> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if cores < 2 || crate::schema::names_clash(&doc.root) {
-        return 1;
+    let wanted = threads.unwrap_or(cores.min(MAX_WORKERS));
+    if wanted <= 1 {
+        return Ok((Plan::new(doc, options, hints)?, 1));
     }
-    cores.min(MAX_WORKERS)
+    let (plan, clash) = std::thread::scope(|scope| {
+        let clash = scope.spawn(|| crate::schema::names_clash(&doc.root));
+        let plan = Plan::new(doc, options, hints);
+        (plan, clash.join())
+    });
+    let plan = plan?;
+    let clash = clash.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let short = threads.is_none() && plan.len() < MIN_PARALLEL_TOOLS;
+    let workers = if clash || short { 1 } else { wanted };
+    Ok((plan, workers))
 }
 
 /// Build the plan's tools on `workers` threads and write them in order to `w`.

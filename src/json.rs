@@ -1,0 +1,251 @@
+//! JSON text -> tree, on two threads for a large document. The members of the top-level object,
+//! and of every member over an eighth of the text (`paths`, in practice), are first found as raw
+//! text (a scan that builds nothing); the raw parts are then parsed in two runs of about equal
+//! size, one per thread, and the tree is put together in document order. The tree is the one
+//! a plain `serde_json` parse gives, duplicate keys included (the last value wins, at the first
+//! one's place), and so is the nesting limit (127 levels, counted from the document's root). On
+//! any failure the plain parse runs, and its error (with line and column) is the one reported.
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// Below this size one thread parses the whole text: splitting costs a scan, and two threads
+/// pay off only when parsing takes tens of milliseconds.
+const MIN_SPLIT: usize = 4 << 20;
+/// The deepest nesting `serde_json` accepts.
+const MAX_DEPTH: usize = 127;
+
+/// Parse JSON text into a tree (see the module doc).
+pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
+    if bytes.len() >= MIN_SPLIT
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+        && let Some(tree) = std::str::from_utf8(bytes).ok().and_then(parse_split)
+    {
+        return Ok(tree);
+    }
+    serde_json::from_slice(bytes)
+}
+
+/// A part of the document: raw text at a nesting depth (the containers around it), or an object
+/// split into its members.
+enum Piece<'a> {
+    Raw(&'a str, usize),
+    Object(Vec<(String, Piece<'a>)>),
+}
+
+/// `None` when anything fails: the caller parses again plainly, for the error.
+fn parse_split(text: &str) -> Option<Value> {
+    let tree = split(trim(text), text.len() / 8, 0)?;
+    let mut raws = Vec::new();
+    collect(&tree, &mut raws);
+    // Two runs of about equal size: the second starts where half the bytes are behind.
+    let total: usize = raws.iter().map(|(t, _)| t.len()).sum();
+    let mut behind = 0;
+    let cut = raws
+        .iter()
+        .position(|(t, _)| {
+            behind += t.len();
+            behind > total / 2
+        })
+        .map_or(raws.len(), |i| i + 1);
+    let (first, second) = raws.split_at(cut);
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| parse_all(second));
+        (parse_all(first), second.join())
+    });
+    let mut values = first?.into_iter().chain(second.ok()??);
+    assemble(tree, &mut values)
+}
+
+/// Split `text` (at `depth`) into members when it is an object of `threshold` bytes or more.
+fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
+    if text.len() < threshold || !text.starts_with('{') {
+        return Some(Piece::Raw(text, depth));
+    }
+    let Members(members) = serde_json::from_str(text).ok()?;
+    let members = members
+        .into_iter()
+        .map(|(k, v)| Some((k, split(trim(v.get()), threshold, depth + 1)?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Piece::Object(members))
+}
+
+/// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
+fn trim(text: &str) -> &str {
+    text.trim_matches([' ', '\t', '\n', '\r'])
+}
+
+fn collect<'a>(piece: &Piece<'a>, out: &mut Vec<(&'a str, usize)>) {
+    match piece {
+        Piece::Raw(text, depth) => out.push((text, *depth)),
+        Piece::Object(members) => members.iter().for_each(|(_, p)| collect(p, out)),
+    }
+}
+
+/// Parse raw parts; `None` if one fails or nests deeper than the limit allows at its depth.
+fn parse_all(raws: &[(&str, usize)]) -> Option<Vec<Value>> {
+    raws.iter()
+        .map(|&(text, depth)| {
+            if depth > 0 && nesting(text) > MAX_DEPTH - depth {
+                return None;
+            }
+            serde_json::from_str(text).ok()
+        })
+        .collect()
+}
+
+/// How deeply arrays and objects nest in JSON text (strings skipped).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The tree of `piece`, its raw parts taken in order from `values`. Members go in as a plain
+/// parse puts them (`Map::insert`: a repeated key keeps its first place and its last value).
+fn assemble(piece: Piece<'_>, values: &mut impl Iterator<Item = Value>) -> Option<Value> {
+    match piece {
+        Piece::Raw(..) => values.next(),
+        Piece::Object(members) => {
+            let mut map = Map::with_capacity(members.len());
+            for (key, p) in members {
+                map.insert(key, assemble(p, values)?);
+            }
+            Some(Value::Object(map))
+        }
+    }
+}
+
+/// An object's members as raw text, in order, repeated keys kept.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Members<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Each)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parse with the split forced (any size), or `None` where it falls back.
+    fn split_parse(text: &str) -> Option<Value> {
+        let tree = split(trim(text), 1, 0)?;
+        let mut raws = Vec::new();
+        collect(&tree, &mut raws);
+        let values = parse_all(&raws)?;
+        assemble(tree, &mut values.into_iter())
+    }
+
+    #[test]
+    fn the_split_tree_is_the_plain_tree() {
+        let text = r#" {"a": {"x": [1, 2.5, "s\"}"], "y": {"z": null}}, "b": true,
+            "a": {"again": {}}, "c": {"k": "v", "k": "w", "e": {}}, "d": [] } "#;
+        let plain: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(split_parse(text), Some(plain.clone()));
+        // Key order too (the repeated `a` keeps its first place).
+        let keys: Vec<&String> = plain.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["a", "b", "c", "d"]);
+        assert_eq!(
+            serde_json::to_string(&split_parse(text).unwrap()).unwrap(),
+            serde_json::to_string(&plain).unwrap()
+        );
+    }
+
+    #[test]
+    fn nesting_counts_from_the_root() {
+        // 125 levels inside a member: 127 in all, which a plain parse accepts.
+        let fits = format!(
+            "{{\"a\": {{\"b\": {}{}}}}}",
+            "[".repeat(125),
+            "]".repeat(125)
+        );
+        assert!(serde_json::from_str::<Value>(&fits).is_ok());
+        assert!(split_parse(&fits).is_some());
+        // One more is refused by a plain parse, so the split one falls back.
+        let deep = format!(
+            "{{\"a\": {{\"b\": {}{}}}}}",
+            "[".repeat(126),
+            "]".repeat(126)
+        );
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+        assert!(split_parse(&deep).is_none());
+        assert_eq!(nesting(r#"{"s": "[[[{{", "t": ["\\", "\"["]}"#), 2);
+    }
+
+    #[test]
+    fn broken_text_falls_back() {
+        for text in [
+            r#"{"a": {"b": 1}"#,
+            r#"{"a": {"b": 1}} x"#,
+            "{\"a\": {\"b\": 1}}\u{a0}",
+            r#"{"a": {"b": 01}}"#,
+            r#"{"a": {"b": "\q"}}"#,
+        ] {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+            assert!(split_parse(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_large_broken_document_gets_the_plain_error() {
+        let filler = "x".repeat(MIN_SPLIT);
+        let text = format!("{{\"a\": \"{filler}\",\n \"b\": {{\"c\": tru}}}}");
+        let plain = serde_json::from_str::<Value>(&text)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(parse(text.as_bytes()).unwrap_err().to_string(), plain);
+        assert!(plain.contains("line 2"), "{plain}");
+    }
+
+    #[test]
+    fn a_large_document_parses_on_two_threads_to_the_same_tree() {
+        let mut paths = Map::new();
+        for i in 0..2000 {
+            paths.insert(
+                format!("/p{i}"),
+                serde_json::json!({"get": {"description": "d".repeat(i % 50), "n": i, "f": 1.5e3}}),
+            );
+        }
+        let doc =
+            serde_json::json!({"openapi": "3.1.0", "paths": paths, "components": {"x": [1, 2]}});
+        let text = doc.to_string();
+        assert_eq!(parse_split(&text), Some(doc));
+    }
+}
