@@ -141,8 +141,8 @@ pub struct ConvertArgs {
     /// Threads building tools for `--format json` (the default format; the others build on one).
     /// Default: one per core, at most 4; a list under 128 tools, or a document where two
     /// references want the same `$defs` name, is built on one. The output is the same bytes
-    /// with any number.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// with any number. At most 64.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub threads: Option<u16>,
     #[command(flatten)]
     pub select: SelectArgs,

@@ -8,9 +8,18 @@ use serde_json::Value;
 /// How many `$ref` hops we follow before calling a chain circular.
 const MAX_HOPS: usize = 32;
 
-/// Resolve a local reference (`#/a/b`) against `root`. `None` when it does not exist.
+/// Resolve a local reference (`#/a/b`, a URI fragment: each token is percent-decoded, then
+/// `~1`/`~0` unescaped) against `root`. `None` when it does not exist.
 pub fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
+    walk(root, reference.strip_prefix('#')?, true)
+}
+
+/// Resolve a plain JSON pointer (`/a/b`, no percent-decoding) against `root`.
+pub fn lookup_pointer<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    walk(root, pointer, false)
+}
+
+fn walk<'a>(root: &'a Value, pointer: &str, percent: bool) -> Option<&'a Value> {
     if pointer.is_empty() {
         return Some(root);
     }
@@ -19,7 +28,11 @@ pub fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     }
     let mut node = root;
     for token in pointer[1..].split('/') {
-        let token = percent_decode_token(token);
+        let token = if percent {
+            percent_decode_token(token)
+        } else {
+            token.into()
+        };
         let token = unescape_token(&token);
         node = match node {
             Value::Object(map) => map.get(&token)?,

@@ -20,9 +20,11 @@ use std::sync::{Condvar, Mutex};
 const CHUNK: usize = 16;
 /// Chunks that may be built ahead of the one being written, per worker.
 const AHEAD: usize = 4;
-/// Most worker threads (more than two gained nothing measurable on Microsoft Graph beta with two
-/// cores; each worker converts the definitions it needs once more).
+/// Most worker threads by default (more than two gained nothing measurable on Microsoft Graph
+/// beta with two cores; each worker converts the definitions it needs once more).
 const MAX_WORKERS: usize = 4;
+/// Most worker threads asked for with `--threads`.
+pub const MAX_THREADS: usize = 64;
 /// Fewer tools than this are built by one worker: a second would mostly repeat the first's
 /// definitions.
 const MIN_PARALLEL_TOOLS: usize = 8 * CHUNK;
@@ -77,7 +79,7 @@ fn plan_and_workers<'d>(
     threads: Option<usize>,
 ) -> Result<(Plan<'d>, usize)> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let wanted = threads.unwrap_or(cores.min(MAX_WORKERS));
+    let wanted = threads.map_or(cores.min(MAX_WORKERS), |n| n.min(MAX_THREADS));
     if wanted <= 1 {
         return Ok((Plan::new(doc, options, hints)?, 1));
     }
@@ -108,12 +110,22 @@ fn build_and_write(plan: &Plan<'_>, workers: usize, shape: Shape, w: &mut dyn Wr
             scope.spawn(move || work(plan, worker, chunks, next, window, send, returned));
         }
         drop(send);
+        // However writing ends (with an error, or a panic), stop the workers, who may be
+        // waiting for room ahead: the scope waits for them.
+        let _stop = CloseOnDrop(&window);
         let written = write_in_order(chunks, &built, &returns, &window, shape, w);
-        // Stop the workers (they may be waiting for room ahead) whether or not all went well.
-        window.close();
         drop(built);
         written
     })
+}
+
+/// Closes a [`Window`] when dropped.
+struct CloseOnDrop<'w>(&'w Window);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 /// One worker: take the next chunk, build it, send it; free what comes back. Stops at the end,
@@ -127,6 +139,18 @@ fn work(
     send: SyncSender<Built>,
     returned: Receiver<Vec<Tool>>,
 ) {
+    // A panic here must not leave the writer waiting for this worker's chunk while the others
+    // wait for room ahead: closing the window lets them stop, the channel closes, and the panic
+    // comes out of the scope.
+    struct OnPanic<'w>(&'w Window);
+    impl Drop for OnPanic<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.close();
+            }
+        }
+    }
+    let _guard = OnPanic(window);
     let mut conv = plan.converter();
     loop {
         // Tools are freed by the thread that allocated them: freeing across threads contends

@@ -96,14 +96,19 @@ pub fn names_clash(root: &Value) -> bool {
     false
 }
 
-/// `#/components/schemas/A%20B` -> `/components/schemas/A B` (percent-decoded JSON pointer).
+/// `#/components/schemas/A%20B` -> `/components/schemas/A B`: the plain JSON pointer to the node
+/// [`refs::lookup`] finds (each token percent-decoded, so `%2F` is a `/` inside a key, written
+/// `~1`). Two spellings of a reference give the same pointer exactly when they name the same node.
 fn canonical_pointer(reference: &str) -> String {
     let frag = &reference[1..];
     if !frag.contains('%') {
         return frag.to_string();
     }
     frag.split('/')
-        .map(|t| refs::percent_decode_token(t).into_owned())
+        .map(|t| {
+            let decoded = refs::percent_decode_token(t);
+            escape_token(&crate::error::unescape_token(&decoded))
+        })
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -174,6 +179,36 @@ mod tests {
         let same = json!({"x": {"$ref": "#/components/schemas/A"}, "y": {"$ref": "#/components/schemas/A"},
             "z": {"$ref": "#/components/parameters/A"}, "w": {"$ref": "other.json#/A_B"}});
         assert!(!names_clash(&same));
+    }
+
+    /// A reference is valid or not by itself, whatever was registered before it.
+    #[test]
+    fn percent_encoded_references_name_what_lookup_finds() {
+        let doc = json!({"components": {"schemas": {
+            "Pet": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "A%41": {"type": "integer"}, "AA": {"type": "boolean"}, "B/C": {"type": "null"}}}});
+        let encoded = json!({"$ref": "#/components/schemas/Pet%2Fproperties%2Fname"});
+        let plain = json!({"$ref": "#/components/schemas/Pet/properties/name"});
+        for first in [&plain, &encoded] {
+            let mut c = Converter::new("t", &doc);
+            let _ = c.convert(first, Direction::Input, "/x");
+            let e = c.convert(&encoded, Direction::Input, "/y").unwrap_err();
+            assert!(e.to_string().contains("does not exist"), "{e}");
+        }
+        // `%25` is a `%`: `A%2541` is the schema `A%41`, not `AA`.
+        let c = crate::schema::tests::conv(
+            &doc,
+            json!({"$ref": "#/components/schemas/A%2541"}),
+            Direction::Input,
+        );
+        assert_eq!(c["$defs"]["A_41"]["type"], "integer", "{c}");
+        // `%2F` is a `/` inside a key.
+        let c = crate::schema::tests::conv(
+            &doc,
+            json!({"$ref": "#/components/schemas/B%2FC"}),
+            Direction::Input,
+        );
+        assert_eq!(c["$defs"]["B_C"]["type"], "null", "{c}");
     }
 
     #[test]

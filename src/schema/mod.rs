@@ -30,7 +30,8 @@ mod values;
 
 pub use defs::names_clash;
 pub use limits::{Limits, compact_size, json_size};
-pub use output::{CompactJson, Schema};
+pub(crate) use output::CompactJson;
+pub use output::Schema;
 
 use crate::error::{Error, Result};
 use crate::refs;
@@ -50,7 +51,7 @@ pub enum Direction {
 }
 
 /// A converted schema and the definitions it references directly.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Converted {
     pub value: Value,
     pub refs: Vec<usize>,
@@ -60,6 +61,18 @@ pub struct Converted {
     /// (Microsoft Graph beta: 3,814 distinct definitions make up 83% of 214 MB of output), so
     /// `--format json` renders each once and copies the text.
     compact: OnceLock<Box<RawValue>>,
+}
+
+/// A copy renders its text again when needed (its `value` may be changed).
+impl Clone for Converted {
+    fn clone(&self) -> Self {
+        Converted {
+            value: self.value.clone(),
+            refs: self.refs.clone(),
+            size: self.size,
+            compact: OnceLock::new(),
+        }
+    }
 }
 
 impl Converted {
@@ -72,7 +85,8 @@ impl Converted {
         }
     }
 
-    /// `value` as compact JSON, the same bytes `serde_json::to_writer` gives it.
+    /// `value` as compact JSON, the same bytes `serde_json::to_writer` gives it (rendered on
+    /// first use; `value` must not change after that, which holds for the shared definitions).
     pub fn compact(&self) -> serde_json::Result<&RawValue> {
         if let Some(text) = self.compact.get() {
             return Ok(text);
@@ -197,7 +211,7 @@ impl<'a> Converter<'a> {
         }
         let pointer = self.pointers[id].clone();
         let root = self.root;
-        let target = refs::lookup(root, &format!("#{pointer}"))
+        let target = refs::lookup_pointer(root, &pointer)
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
         let mut c = self.convert(target, dir, &pointer)?;
         c.size = json_size(&c.value);

@@ -67,7 +67,7 @@ impl serde::Serialize for Schema {
 /// definition copied from its text rendered once ([`Converted::compact`]) instead of serialized
 /// again for every tool that carries it. Any other serializer (indented JSON, YAML) would get that
 /// text as it is: serialize the [`Schema`] itself there.
-pub struct CompactJson<'a>(pub &'a Schema);
+pub(crate) struct CompactJson<'a>(pub &'a Schema);
 
 impl serde::Serialize for CompactJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
