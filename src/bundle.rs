@@ -94,17 +94,21 @@ impl Bundler {
     ) -> Result<()> {
         match v {
             Value::Object(map) => {
-                if let Some(Value::String(r)) = map.get_mut("$ref") {
-                    let new = self.target(r, file, dir, own, path)?;
-                    if let Some(new) = new {
-                        *r = new;
-                    }
-                }
+                // One pass over the members (no lookup of `$ref` in every object: this walk
+                // visits every object of the document).
                 for (k, child) in map.iter_mut() {
-                    if matches!(child, Value::Object(_) | Value::Array(_)) {
-                        path.push(k.as_str());
-                        self.walk(child, file, dir, own, path)?;
-                        path.pop();
+                    match child {
+                        Value::String(r) if k == "$ref" => {
+                            if let Some(new) = self.target(r, file, dir, own, path)? {
+                                *r = new;
+                            }
+                        }
+                        Value::Object(_) | Value::Array(_) => {
+                            path.push(k.as_str());
+                            self.walk(child, file, dir, own, path)?;
+                            path.pop();
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -309,6 +309,12 @@ fn json_error(e: serde_json::Error) -> Error {
     }
 }
 
+/// One tool in `shape` as compact JSON, as a line of `--format json` holds it (without the line
+/// break and comma around it).
+pub fn write_line(out: &mut impl std::io::Write, t: &Tool, shape: Shape) -> Result<()> {
+    serde_json::to_writer(out, &ItemOut(t, shape, true)).map_err(json_error)
+}
+
 /// `--format json` written one tool at a time, for a caller that converts and writes tool by
 /// tool: the same bytes as [`write_as`] with [`Format::Json`].
 pub struct JsonLines<W: std::io::Write> {
@@ -334,11 +340,21 @@ impl<W: std::io::Write> JsonLines<W> {
 
     /// Write one tool on a line of its own.
     pub fn push(&mut self, t: &Tool) -> Result<()> {
+        self.separate()?;
+        write_line(&mut self.out, t, self.shape)
+    }
+
+    /// Write one tool already rendered by [`write_line`] (with the same shape) on a line of
+    /// its own.
+    pub fn push_rendered(&mut self, line: &[u8]) -> Result<()> {
+        self.separate()?;
+        self.out.write_all(line).map_err(io_error)
+    }
+
+    fn separate(&mut self) -> Result<()> {
         let sep: &[u8] = if self.count == 0 { b"\n" } else { b",\n" };
-        self.out.write_all(sep).map_err(io_error)?;
-        serde_json::to_writer(&mut self.out, &ItemOut(t, self.shape, true)).map_err(json_error)?;
         self.count += 1;
-        Ok(())
+        self.out.write_all(sep).map_err(io_error)
     }
 
     /// Close the list (and the line), and hand back the writer.

@@ -5,8 +5,8 @@ use super::Converter;
 use crate::error::{Error, Result, escape_token};
 use crate::refs;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 impl Converter<'_> {
@@ -53,7 +53,9 @@ impl Converter<'_> {
 /// which covers (and may exceed) what conversion registers.
 pub fn names_clash(root: &Value) -> bool {
     let mut named: HashMap<String, String> = HashMap::new();
-    let mut clash = |reference: &str| {
+    // A document repeats the same few thousand references a million times (Microsoft Graph).
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut clash = |reference: &'_ str| {
         if !reference.starts_with('#') {
             return false;
         }
@@ -72,10 +74,10 @@ pub fn names_clash(root: &Value) -> bool {
             Value::Object(m) => {
                 for (k, x) in m {
                     match (k.as_str(), x) {
-                        ("$ref", Value::String(r)) if clash(r) => return true,
+                        ("$ref", Value::String(r)) if seen.insert(r) && clash(r) => return true,
                         ("mapping", Value::Object(targets)) => {
-                            for t in targets.values() {
-                                if t.as_str().is_some_and(&mut clash) {
+                            for t in targets.values().filter_map(Value::as_str) {
+                                if seen.insert(t) && clash(t) {
                                     return true;
                                 }
                             }
