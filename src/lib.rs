@@ -28,6 +28,7 @@ pub mod load;
 pub mod model;
 pub mod naming;
 pub mod output;
+mod par;
 pub mod readback;
 pub mod refs;
 pub mod report;
@@ -224,18 +225,23 @@ impl<'d> Plan<'d> {
         let kept: Vec<usize> = (0..api.operations.len())
             .filter(|&i| filter.keeps(&api.operations[i]))
             .collect();
-        let wanted: Vec<(String, String)> = kept
-            .iter()
-            .map(|&i| {
-                let op = &api.operations[i];
-                let name = naming::wanted_name(op, options.name_style);
-                let name = if options.letter_first {
-                    target::letter_first(name)
-                } else {
-                    name
-                };
-                (name, format!("{} {}", op.method.as_str(), op.path))
-            })
+        let wanted_names = |kept: &[usize]| -> Vec<(String, String)> {
+            kept.iter()
+                .map(|&i| {
+                    let op = &api.operations[i];
+                    let name = naming::wanted_name(op, options.name_style);
+                    let name = if options.letter_first {
+                        target::letter_first(name)
+                    } else {
+                        name
+                    };
+                    (name, format!("{} {}", op.method.as_str(), op.path))
+                })
+                .collect()
+        };
+        let wanted: Vec<(String, String)> = par::halves(&kept, 1024, wanted_names)
+            .into_iter()
+            .flatten()
             .collect();
         let names = naming::assign(&wanted, options.max_name_len, options.name_style);
         if let Some(hints) = hints {

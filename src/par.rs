@@ -1,0 +1,40 @@
+//! Par: running a function over the two halves of a list at once, for the sequential stages of a
+//! large conversion (reading operations, naming them). Results come back in order, so a caller
+//! that stops at the first error reports the one a single pass would.
+
+/// `f` over the two halves of `items`, the second on another thread, when there are at least
+/// `min` items and two cores; else `f` over all of them. The results in order.
+pub(crate) fn halves<T: Sync, R: Send>(
+    items: &[T],
+    min: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if items.len() < min || cores < 2 {
+        return vec![f(items)];
+    }
+    let (first, second) = items.split_at(items.len() / 2);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| f(second));
+        let first = f(first);
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        vec![first, second]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn halves_keep_order() {
+        let items: Vec<u32> = (0..10).collect();
+        let sums = |xs: &[u32]| xs.iter().map(|x| x * 2).collect::<Vec<_>>();
+        let out: Vec<u32> = super::halves(&items, 4, sums)
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(out, (0..10).map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(super::halves(&items, 11, |xs: &[u32]| xs.len()), vec![10]);
+    }
+}
