@@ -142,7 +142,7 @@ pub struct ConvertArgs {
     /// Default: one per core, at most 4; a list under 128 tools, or a document where two
     /// references want the same `$defs` name, is built on one. The output is the same bytes
     /// with any number. At most 64.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::stream::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     #[command(flatten)]
     pub select: SelectArgs,

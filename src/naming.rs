@@ -93,6 +93,20 @@ fn separator(style: NameStyle) -> char {
     if style == NameStyle::Kebab { '-' } else { '_' }
 }
 
+/// `s` with every character outside `[A-Za-z0-9_.-]` replaced by `_` (argument and `$defs`
+/// names: safe in a URI fragment and in every client's property names).
+pub fn key_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Replace characters outside `[A-Za-z0-9_-]` by `sep`, collapse repeats, trim the ends.
 pub fn sanitize(s: &str, sep: char) -> String {
     let mut out = String::with_capacity(s.len());

@@ -193,16 +193,7 @@ fn describe(op: &Operation<'_>, summary: Option<&str>) -> String {
 
 /// Argument names clients accept everywhere (Claude and OpenAI: `^[a-zA-Z0-9_.-]{1,64}$`).
 fn arg_name(raw: &str) -> String {
-    let mut s: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut s = crate::naming::key_safe(raw);
     // `filter[name]` -> `filter_name`, `$top` -> `top`: drop replacement underscores at the ends.
     if !raw.ends_with('_') {
         s.truncate(s.trim_end_matches('_').len());

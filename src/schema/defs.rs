@@ -133,16 +133,7 @@ fn def_name(pointer: &str) -> String {
         all => all,
     };
     let joined = parts.join(".");
-    let mut name: String = joined
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut name = crate::naming::key_safe(&joined);
     if name.is_empty() {
         name.push_str("root");
     }
