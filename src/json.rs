@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 const MIN_SPLIT: usize = 4 << 20;
 /// The deepest nesting `serde_json` accepts.
 const MAX_DEPTH: usize = 127;
+/// How many levels are split into members: the top level and its members (`paths`).
+const MAX_SPLIT_DEPTH: usize = 2;
 
 /// Parse JSON text into a tree (see the module doc).
 pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
@@ -58,9 +60,11 @@ fn parse_split(text: &str) -> Option<Value> {
     assemble(tree, &mut values)
 }
 
-/// Split `text` (at `depth`) into members when it is an object of `threshold` bytes or more.
+/// Split `text` (at `depth`) into members when it is an object of `threshold` bytes or more,
+/// at most [`MAX_SPLIT_DEPTH`] levels down (an object nested a million levels around one long
+/// string would otherwise be split a million times deep).
 fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
-    if text.len() < threshold || !text.starts_with('{') {
+    if text.len() < threshold || !text.starts_with('{') || depth >= MAX_SPLIT_DEPTH {
         return Some(Piece::Raw(text, depth));
     }
     let Members(members) = serde_json::from_str(text).ok()?;
@@ -215,6 +219,19 @@ mod tests {
         assert!(serde_json::from_str::<Value>(&deep).is_err());
         assert!(split_parse(&deep).is_none());
         assert_eq!(nesting(r#"{"s": "[[[{{", "t": ["\\", "\"["]}"#), 2);
+    }
+
+    #[test]
+    fn deep_nesting_around_a_long_string_is_refused_without_deep_recursion() {
+        let levels = 100_000;
+        let text = format!(
+            "{}\"{}\"{}",
+            "{\"a\":".repeat(levels),
+            "x".repeat(MIN_SPLIT),
+            "}".repeat(levels)
+        );
+        assert!(parse_split(&text).is_none());
+        assert!(parse(text.as_bytes()).is_err());
     }
 
     #[test]
