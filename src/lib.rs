@@ -239,7 +239,7 @@ impl<'d> Plan<'d> {
                 })
                 .collect()
         };
-        let wanted: Vec<(String, String)> = par::halves(&kept, 1024, wanted_names)
+        let wanted: Vec<(String, String)> = par::halves(&kept, par::MIN_ITEMS, wanted_names)
             .into_iter()
             .flatten()
             .collect();

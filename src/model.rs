@@ -209,9 +209,8 @@ struct Reader<'a> {
     doc: &'a Document,
 }
 
-/// From this many paths on, [`Reader::path_items`] reads two halves at once (Microsoft Graph beta
-/// has 14,227).
-const PARALLEL_PATHS: usize = 1024;
+/// From this many paths on, [`Reader::path_items`] reads two halves at once.
+const PARALLEL_PATHS: usize = crate::par::MIN_ITEMS;
 
 impl<'a> Reader<'a> {
     fn err(&self, pointer: &str, message: impl Into<String>) -> Error {

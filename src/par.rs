@@ -2,6 +2,10 @@
 //! large conversion (reading operations, naming them). Results come back in order, so a caller
 //! that stops at the first error reports the one a single pass would.
 
+/// From this many items on, a sequential stage is worth splitting in two (thousands of
+/// operations: Microsoft Graph beta has 14,227 paths and 22,361 operations).
+pub(crate) const MIN_ITEMS: usize = 1024;
+
 /// `f` over the two halves of `items`, the second on another thread, when there are at least
 /// `min` items and two cores; else `f` over all of them. The results in order.
 pub(crate) fn halves<T: Sync, R: Send>(
