@@ -40,6 +40,7 @@ pub mod swagger;
 pub mod target;
 pub mod tool;
 pub mod vocab;
+pub mod yaml;
 
 pub use error::{Error, Result};
 pub use filter::Filter;

@@ -8,11 +8,12 @@
 //! `Value`s until `schema` converts them to JSON Schema 2020-12. Nothing is lost on the way.
 //!
 //! JSON or YAML is decided from the content (a document whose first character is `{` is JSON), never
-//! from the file name. YAML goes through `yaml_serde` (merge keys `<<` applied, scalar keys such as
-//! response codes turned into strings); both parsers bound nesting depth and YAML alias expansion.
+//! from the file name. JSON is parsed by `json`, YAML by `yaml` (merge keys `<<` applied, scalar
+//! keys such as response codes turned into strings); both bound nesting depth, and YAML alias
+//! expansion.
 
 use crate::error::{Error, Location, Result};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The dialect a document is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -112,97 +113,8 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
                 ),
             )
         })?;
-        if let Some((line, column)) = deep_flow_nesting(text, MAX_FLOW_DEPTH) {
-            return Err(input(
-                file,
-                Location::LineCol { line, column },
-                format!(
-                    "invalid YAML: recursion limit exceeded (more than {MAX_FLOW_DEPTH} nested `[`/`{{`)"
-                ),
-            ));
-        }
-        let mut value: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| {
-            let location = match e.location() {
-                Some(l) => Location::LineCol {
-                    line: l.line(),
-                    column: l.column(),
-                },
-                None => Location::None,
-            };
-            input(
-                file,
-                location,
-                format!("invalid YAML: {}", strip_position(&e.to_string())),
-            )
-        })?;
-        value
-            .apply_merge()
-            .map_err(|e| input(file, Location::None, format!("invalid YAML merge key: {e}")))?;
-        yaml_to_json(value).map_err(|e| input(file, Location::Pointer(e.pointer()), e.message))
+        crate::yaml::parse(file, text)
     }
-}
-
-/// The YAML parser's time grows with the square of flow nesting (20,000 levels: 3 s), before its
-/// own depth limit (128) is reached; deeper flow nesting than this is refused up front.
-const MAX_FLOW_DEPTH: usize = 1000;
-
-/// Where flow collections (`[`, `{`) first nest deeper than `limit`, if they do. A cheap scan:
-/// quoted scalars and comments are skipped, and outside flow context a bracket only opens a
-/// collection where a value can start (after `:`, `-`, `?`, `,` or at the start of a line), so
-/// brackets inside plain text are not counted.
-fn deep_flow_nesting(text: &str, limit: usize) -> Option<(usize, usize)> {
-    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
-    let mut prev_token: Option<u8> = None; // last non-space byte on this line
-    let mut quote: Option<u8> = None;
-    let mut comment = false;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        col += 1;
-        i += 1;
-        if b == b'\n' {
-            line += 1;
-            col = 0;
-            prev_token = None;
-            comment = false;
-            continue;
-        }
-        if comment {
-            continue;
-        }
-        if let Some(q) = quote {
-            if q == b'"' && b == b'\\' {
-                i += 1;
-                col += 1;
-            } else if b == q {
-                quote = None;
-                prev_token = Some(b'x');
-            }
-            continue;
-        }
-        let at_value_start =
-            depth > 0 || matches!(prev_token, None | Some(b':' | b'-' | b'?' | b','));
-        match b {
-            b' ' | b'\t' | b'\r' => continue,
-            b'#' if i < 2 || bytes[i - 2].is_ascii_whitespace() => comment = true,
-            b'"' | b'\''
-                if at_value_start || prev_token.is_some_and(|p| matches!(p, b'[' | b'{')) =>
-            {
-                quote = Some(b)
-            }
-            b'[' | b'{' if at_value_start => {
-                depth += 1;
-                if depth > limit {
-                    return Some((line, col));
-                }
-            }
-            b']' | b'}' if depth > 0 => depth -= 1,
-            _ => {}
-        }
-        prev_token = Some(b);
-    }
-    None
 }
 
 fn input(file: &str, location: Location, message: impl Into<String>) -> Error {
@@ -214,7 +126,7 @@ fn input(file: &str, location: Location, message: impl Into<String>) -> Error {
 }
 
 /// Parser messages end in " at line L column C", which we already print as `file:L:C`.
-fn strip_position(message: &str) -> String {
+pub(crate) fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),
@@ -279,100 +191,6 @@ fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
     ))
 }
 
-/// A conversion error and where it happened: the path is collected innermost segment first while
-/// the error travels up, so converting a document that has no error copies no keys.
-struct PathErr {
-    reversed: Vec<String>,
-    message: String,
-}
-
-impl PathErr {
-    fn new(message: String) -> Self {
-        PathErr {
-            reversed: Vec::new(),
-            message,
-        }
-    }
-
-    fn within(mut self, segment: String) -> Self {
-        self.reversed.push(segment);
-        self
-    }
-
-    fn pointer(&self) -> String {
-        let path: Vec<String> = self.reversed.iter().rev().cloned().collect();
-        pointer(&path)
-    }
-}
-
-/// Convert a YAML tree to JSON. Recursion is bounded by the YAML parser's own depth limit (128).
-fn yaml_to_json(value: yaml_serde::Value) -> Result<Value, PathErr> {
-    use yaml_serde::Value as Y;
-    Ok(match value {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                match serde_json::Number::from_f64(f) {
-                    Some(num) => Value::Number(num),
-                    None => {
-                        return Err(PathErr::new(format!(
-                            "the number {n} (infinite or NaN) cannot be represented in JSON"
-                        )));
-                    }
-                }
-            }
-        }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                out.push(yaml_to_json(item).map_err(|e| e.within(i.to_string()))?);
-            }
-            Value::Array(out)
-        }
-        Y::Mapping(map) => {
-            let mut out = Map::with_capacity(map.len());
-            for (k, v) in map {
-                let not_scalar = || PathErr::new("a mapping key must be a scalar".into());
-                let key = match k {
-                    Y::String(s) => s,
-                    Y::Number(n) => n.to_string(),
-                    Y::Bool(b) => b.to_string(),
-                    Y::Null => "null".to_string(),
-                    Y::Tagged(t) => match t.value {
-                        Y::String(s) => s,
-                        _ => return Err(not_scalar()),
-                    },
-                    Y::Sequence(_) | Y::Mapping(_) => return Err(not_scalar()),
-                };
-                match yaml_to_json(v) {
-                    Ok(v) => {
-                        out.insert(key, v);
-                    }
-                    Err(e) => return Err(e.within(key)),
-                }
-            }
-            Value::Object(out)
-        }
-        Y::Tagged(t) => yaml_to_json(t.value)?,
-    })
-}
-
-fn pointer(path: &[String]) -> String {
-    let mut out = String::new();
-    for p in path {
-        out.push('/');
-        out.push_str(&crate::error::escape_token(p));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,16 +235,6 @@ mod tests {
         assert!(e.contains("unsupported OpenAPI version"), "{e}");
         let e = parse("t", b"{\"a\": 1}").unwrap_err().to_string();
         assert!(e.contains("not an OpenAPI document"), "{e}");
-    }
-
-    #[test]
-    fn deep_flow_nesting_is_found_cheaply() {
-        let deep = format!("x: {}1{}", "[".repeat(2000), "]".repeat(2000));
-        assert_eq!(deep_flow_nesting(&deep, 1000), Some((1, 1004)));
-        let text =
-            "a: see [docs] and {this} [[[[[ unbalanced\nb: '[[[[' # [[[[\nc: [1, [2, {d: 3}]]\n";
-        assert_eq!(deep_flow_nesting(text, 3), None);
-        assert_eq!(deep_flow_nesting(text, 2), Some((3, 12)));
     }
 
     #[test]
