@@ -6,11 +6,14 @@
 //! mapping start (a line at the mapping's indentation that begins a key): the top level's, and
 //! those of every entry over an eighth of the text (`paths`, `components`, `schemas`), three
 //! levels at most. Runs of entries are parsed at once, half of the text per thread, and the tree
-//! is put together in document order. It is the tree a plain parse gives: if a run fails, uses an
-//! anchor defined in another run, repeats another run's key, merges (`<<`) at its top level, or
-//! nests too deeply counted from the document's root, the whole text is parsed plainly, and the
-//! error reported is that parse's own. A cut in the wrong place (a line inside a quoted scalar or
-//! a flow collection that spans lines) leaves the run before it unterminated, so it fails too.
+//! is put together in document order. It is the tree a plain parse gives, or else the whole text
+//! is parsed plainly and the error reported is that parse's own:
+//! - a text with anchors, merge keys, line breaks other than LF and CRLF, or a byte-order mark
+//!   is not cut (see [`cuttable`]);
+//! - a run that fails, repeats another run's key (as YAML or once converted), or nests too deeply
+//!   counted from the document's root, falls back;
+//! - a cut in the wrong place (a line inside a quoted scalar or a flow collection that spans
+//!   lines) leaves the run before it unterminated, so it fails too.
 
 use crate::error::{Error, Location, Result};
 use serde_json::{Map, Value};
@@ -26,7 +29,7 @@ const MAX_NESTING: usize = 128;
 const MAX_SPLIT_DEPTH: usize = 3;
 /// The YAML parser's time grows with the square of flow nesting (20,000 levels: 3 s), before its
 /// own depth limit is reached; deeper flow nesting than this is refused up front.
-pub(crate) const MAX_FLOW_DEPTH: usize = 1000;
+const MAX_FLOW_DEPTH: usize = 1000;
 
 /// Parse YAML text into a JSON tree; errors are named after `file`.
 pub fn parse(file: &str, text: &str) -> Result<Value> {
@@ -79,10 +82,10 @@ fn parse_slow(file: &str, text: &str) -> Result<Value> {
     value
         .apply_merge()
         .map_err(|e| input(file, Location::None, format!("invalid YAML merge key: {e}")))?;
-    to_json(value, 0, &mut 0).map_err(|e| input(file, Location::Pointer(e.pointer()), e.message))
+    to_json(value).map_err(|e| input(file, Location::Pointer(e.pointer()), e.message))
 }
 
-/// For parity sweeps over a corpus (`examples/`): the tree of the slow path, which every other
+/// For the parity sweep (`examples/yaml_parity.rs`): the tree of the slow path, which every other
 /// path must equal, and of the split with every entry cut (`None` where it falls back).
 #[doc(hidden)]
 pub fn parity_trees(text: &str) -> (Option<Value>, Option<Value>) {
@@ -107,6 +110,9 @@ enum Piece<'a> {
 /// Entries over `threshold` bytes are split; runs are cut after `chunk` bytes. `None` when
 /// anything fails: the caller parses again plainly, for the error.
 fn parse_split(text: &str, threshold: usize, chunk: usize) -> Option<Value> {
+    if !cuttable(text.as_bytes()) {
+        return None;
+    }
     let body = document_body(text)?;
     let pieces = split_mapping(body, 0, 0, threshold.max(1), chunk.max(1))?;
     let mut runs = Vec::new();
@@ -129,6 +135,60 @@ fn parse_split(text: &str, threshold: usize, chunk: usize) -> Option<Value> {
     let mut maps = first?.into_iter().chain(second.ok()??);
     let root = assemble(pieces, &mut maps)?;
     Some(Value::Object(root))
+}
+
+/// Whether runs of `text` can stand alone, as far as a byte scan can tell: no anchor (so no
+/// alias resolves across runs, and `yaml_serde`'s budget of alias dereferences, counted per
+/// document, is never used), no merge key `<<`, and no line break the parser sees but the line
+/// scan does not (a lone CR, U+0085, U+2028, U+2029) or byte-order mark (a column there).
+fn cuttable(text: &[u8]) -> bool {
+    let anchor = memchr::memchr_iter(b'&', text).any(|i| may_be_anchor(text, i));
+    let breaks = memchr::memchr3_iter(b'\r', 0xC2, 0xE2, text).any(|i| {
+        let next = &text[i + 1..];
+        match text[i] {
+            b'\r' => next.first() != Some(&b'\n'),
+            0xC2 => next.starts_with(&[0x85]),
+            _ => next.starts_with(&[0x80, 0xA8]) || next.starts_with(&[0x80, 0xA9]),
+        }
+    });
+    !anchor
+        && !breaks
+        && memchr::memmem::find(text, b"<<").is_none()
+        && memchr::memmem::find(text, "\u{feff}".as_bytes()).is_none()
+}
+
+/// Whether the `&` at `at` may begin an anchor: a name follows at once, and it stands where a
+/// node may start (at the start of a line, after `:`, `-`, `?`, `[`, `{`, `,` or a tag). An
+/// `&` inside plain text (`R&D`, `a && b`) is not one; inside quoted text it may be taken for
+/// one, which only costs the second thread.
+fn may_be_anchor(text: &[u8], at: usize) -> bool {
+    let after = text.get(at + 1).copied().unwrap_or(b' ');
+    if matches!(
+        after,
+        b' ' | b'\t' | b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}'
+    ) {
+        return false;
+    }
+    let before = &text[..at];
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let token_end = before.iter().rposition(|b| !blank(b));
+    let Some(end) = token_end else {
+        return true;
+    };
+    if end + 1 == at && !matches!(before[end], b'[' | b'{' | b',') {
+        return false; // not separated: `a&b`
+    }
+    match before[end] {
+        b'\n' | b'\r' | b':' | b'-' | b'?' | b'[' | b'{' | b',' => true,
+        _ => {
+            // A tag just before (`!t &a`)?
+            let start = before[..end]
+                .iter()
+                .rposition(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .map_or(0, |k| k + 1);
+            before[start] == b'!'
+        }
+    }
 }
 
 /// The text after a leading `---` line; `None` for directives (`%`), several documents or an
@@ -283,7 +343,7 @@ fn plain_key(line: &str) -> Option<String> {
     };
     let mut entries = mapping.into_iter();
     match (entries.next(), entries.next()) {
-        (Some((key, Y::Null)), None) => json_key(key),
+        (Some((key, Y::Null)), None) if !zero_float(&key) => json_key(key).filter(|k| k != "<<"),
         _ => None,
     }
 }
@@ -301,25 +361,12 @@ fn collect<'a>(pieces: &[Piece<'a>], out: &mut Vec<(&'a str, usize)>) {
 /// document (see the module doc).
 fn parse_runs(runs: &[(&str, usize)]) -> Option<Vec<Map<String, Value>>> {
     runs.iter()
-        .map(|&(text, level)| {
-            let (tree, deepest) = if text.contains("<<") {
-                let mut value: Y = yaml_serde::from_str(text).ok()?;
-                match &value {
-                    // A merge at the top would take keys from this run only.
-                    Y::Mapping(m) if !m.contains_key("<<") => {}
-                    _ => return None,
-                }
-                value.apply_merge().ok()?;
-                let mut deepest = 0;
-                (to_json(value, level, &mut deepest).ok()?, deepest)
-            } else {
-                let Direct { tree, deepest } = direct(text, level).ok()?;
-                (tree, deepest)
-            };
-            match tree {
-                Value::Object(map) if deepest <= MAX_NESTING => Some(map),
-                _ => None,
-            }
+        .map(|&(text, level)| match direct(text, level).ok()? {
+            Direct {
+                tree: Value::Object(map),
+                deepest,
+            } if deepest <= MAX_NESTING => Some(map),
+            _ => None,
         })
         .collect()
 }
@@ -452,7 +499,10 @@ impl<'de> serde::de::Visitor<'de> for Node<'_> {
         let inner = self.inner();
         let mut out = Map::new();
         while let Some(key) = map.next_key::<Y>()? {
-            let key = json_key(key).ok_or_else(|| A::Error::custom("a collection as a key"))?;
+            if zero_float(&key) {
+                return Err(A::Error::custom("a key 0.0 (equal to -0.0 in YAML)"));
+            }
+            let key = json_key(key).ok_or_else(|| A::Error::custom("not a scalar key"))?;
             if key == "<<" || out.contains_key(&key) {
                 return Err(A::Error::custom("a merge or repeated key"));
             }
@@ -580,7 +630,13 @@ impl PathErr {
     }
 }
 
-/// A scalar mapping key as a JSON object key (`200` -> `"200"`); `None` for a collection.
+/// A mapping key as a JSON object key (`200` -> `"200"`, `!tag text` -> `"text"`); `None` for a
+/// collection or a tagged non-string.
+/// A float key equal to zero: YAML takes `0.0` and `-0.0` for the same key, JSON for two.
+fn zero_float(key: &Y) -> bool {
+    matches!(key, Y::Number(n) if n.is_f64() && n.as_f64() == Some(0.0))
+}
+
 fn json_key(key: Y) -> Option<String> {
     Some(match key {
         Y::String(s) => s,
@@ -595,9 +651,8 @@ fn json_key(key: Y) -> Option<String> {
     })
 }
 
-/// Convert a YAML tree `level` collections deep to JSON, noting in `deepest` the nesting of its
-/// deepest collection counted from the root. Recursion is bounded by the parser's depth limit.
-fn to_json(value: Y, level: usize, deepest: &mut usize) -> Result<Value, PathErr> {
+/// Convert a YAML tree to JSON. Recursion is bounded by the parser's depth limit.
+fn to_json(value: Y) -> Result<Value, PathErr> {
     Ok(match value {
         Y::Null => Value::Null,
         Y::Bool(b) => Value::Bool(b),
@@ -620,21 +675,19 @@ fn to_json(value: Y, level: usize, deepest: &mut usize) -> Result<Value, PathErr
         }
         Y::String(s) => Value::String(s),
         Y::Sequence(items) => {
-            *deepest = (*deepest).max(level + 1);
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.into_iter().enumerate() {
-                out.push(to_json(item, level + 1, deepest).map_err(|e| e.within(i.to_string()))?);
+                out.push(to_json(item).map_err(|e| e.within(i.to_string()))?);
             }
             Value::Array(out)
         }
         Y::Mapping(map) => {
-            *deepest = (*deepest).max(level + 1);
             let mut out = Map::with_capacity(map.len());
             for (k, v) in map {
                 let Some(key) = json_key(k) else {
                     return Err(PathErr::new("a mapping key must be a scalar".into()));
                 };
-                match to_json(v, level + 1, deepest) {
+                match to_json(v) {
                     Ok(v) => {
                         out.insert(key, v);
                     }
@@ -643,7 +696,7 @@ fn to_json(value: Y, level: usize, deepest: &mut usize) -> Result<Value, PathErr
             }
             Value::Object(out)
         }
-        Y::Tagged(t) => to_json(t.value, level, deepest)?,
+        Y::Tagged(t) => to_json(t.value)?,
     })
 }
 
@@ -651,8 +704,9 @@ fn to_json(value: Y, level: usize, deepest: &mut usize) -> Result<Value, PathErr
 mod tests {
     use super::*;
 
+    /// The reference: through `yaml_serde::Value`.
     fn plain(text: &str) -> Option<Value> {
-        parse_plain("t.yaml", text).ok()
+        parse_slow("t.yaml", text).ok()
     }
 
     /// Parse with every entry split as far as it goes and every run one entry long.
@@ -675,21 +729,31 @@ mod tests {
         same_tree(
             "# leading comment\nopenapi: 3.1.0\ninfo: {title: t,\n  version: '1'}\npaths:\n  \
              # a comment\n  /a:\n    get:\n      description: |\n        text\n        more\n\n      \
-             x: &a [1, 2]\n      y: *a\n  \"/b\":\n    200: ok\n    '201': created\n  /c: \
+             x: [1, 2]\n      y: R&D & more\n  \"/b\":\n    200: ok\n    '201': created\n  /c: \
              \"multi\n    line\"\n# between\ncomponents:\n  schemas:\n    A: {type: string}\n    \
-             B:\n      <<: {type: object}\n      title: b\n    C: plain\n      continued\n",
+             B:\n      !t k: {type: object}\n      title: b\n    C: plain\n      continued\n",
         );
         same_tree("---\na: 1\nb:\n  c: 2\n  d:\n    e: 3\n");
         same_tree("a: 1\r\nb:\r\n  c: 2\r\n  d: 3\r\n");
         // A cut is not needed where a key line has anything after its colon.
-        same_tree("a: &x\n  b: 1\nc: 2\nd: !!map\n  e: 1\n");
+        same_tree("a: !!map\n  b: 1\nc: 2\nd: x # y:\ne:\n  f: 1\n");
     }
 
     #[test]
     fn what_a_run_cannot_stand_for_falls_back() {
         for text in [
-            // An anchor from another run.
+            // Anchors, merge keys, line breaks the line scan does not see, a byte-order mark.
             "a: &x 1\nb: *x\n",
+            "a: [&x 1]\nb: 2\n",
+            "<<:\n  a: 1\nb: 2\n",
+            "a:\n  \u{2028}b: 1\n",
+            "a:\n  \u{2029}b: 1\n",
+            "a:\n  \u{85}b: 1\n",
+            "a:\n\u{feff}b: 1\n",
+            "a:\r  b: 1\n",
+            // Keys YAML takes for the same and JSON does not.
+            "0.0: a\n-0.0: b\n",
+            "a:\n  0.0: a\nb: 1\n-0.0: c\n",
             // A key that two runs have (the plain parse refuses it).
             "a: 1\nb: 2\na: 3\n",
             "a:\n  x: 1\n  y: 2\na: 3\n",
@@ -705,10 +769,18 @@ mod tests {
             assert!(split_parse(text).is_none(), "{text}");
         }
         // The cases the plain parse accepts give its tree through `parse`.
-        for text in ["a: &x 1\nb: *x\n", "a: 1\n<<: {b: 2}\n", "a: \"x\nb: y\"\n"] {
+        for text in [
+            "a: &x 1\nb: *x\n",
+            "a: 1\n<<: {b: 2}\n",
+            "a: \"x\nb: y\"\n",
+            "<<:\n  a: 1\nb: 2\n",
+            "a:\n  \u{2028}b: 1\n",
+        ] {
             assert_eq!(parse("t", text).ok(), plain(text), "{text}");
             assert!(plain(text).is_some());
         }
+        let duplicate = parse("t", "0.0: a\n-0.0: b\n").unwrap_err().to_string();
+        assert!(duplicate.contains("duplicate entry"), "{duplicate}");
     }
 
     #[test]

@@ -1,0 +1,116 @@
+//! YAML parity sweep: the YAML reader's fast paths give the tree of its slow path, on a corpus.
+//!
+//! ```sh
+//! cargo run --release --example yaml_parity -- "$(../shared/corpus/fetch)" [--every K]
+//! ```
+//!
+//! Every (K-th) JSON document of the folder is written as YAML by `yaml_serde`, and in three
+//! variants a hand-written file may have (CRLF line ends; indentation doubled; a `---` line and a
+//! comment before every line at the left margin). For each text, the production parse
+//! (`load::parse_tree`: straight into the JSON tree, cut and parsed on two threads from 512 KiB)
+//! and the parse with every entry cut (`None` where it falls back) must give the same tree as the
+//! slow path (`yaml_serde::Value`, merge keys, conversion), key order included. Exits 1 on any
+//! difference or panic.
+
+use std::path::{Path, PathBuf};
+
+fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            documents(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn variants(yaml: String) -> Vec<(&'static str, String)> {
+    let crlf = yaml.replace('\n', "\r\n");
+    let doubled: String = yaml
+        .split_inclusive('\n')
+        .map(|line| {
+            let n = line.len() - line.trim_start_matches(' ').len();
+            format!("{}{line}", " ".repeat(n))
+        })
+        .collect();
+    let mut commented = String::from("---\n");
+    for line in yaml.split_inclusive('\n') {
+        if !line.starts_with(' ') {
+            commented.push_str("# a comment: here\n");
+        }
+        commented.push_str(line);
+    }
+    vec![
+        ("yaml", yaml),
+        ("crlf", crlf),
+        ("doubled", doubled),
+        ("commented", commented),
+    ]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(root) = args.first() else {
+        eprintln!("usage: yaml_parity CORPUS_DIR [--every K]");
+        std::process::exit(2);
+    };
+    let every: usize = match args.iter().position(|a| a == "--every") {
+        Some(i) => args.get(i + 1).and_then(|k| k.parse().ok()).unwrap_or(1),
+        None => 1,
+    };
+    let mut paths = Vec::new();
+    documents(Path::new(root), &mut paths);
+    paths.sort();
+    let started = std::time::Instant::now();
+    let (mut texts, mut split, mut failures) = (0, 0, Vec::new());
+    for path in paths.iter().step_by(every.max(1)) {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        let Ok(yaml) = yaml_serde::to_string(&value) else {
+            continue;
+        };
+        for (kind, text) in variants(yaml) {
+            texts += 1;
+            let name = format!("{} ({kind})", path.display());
+            let checked = std::panic::catch_unwind(|| {
+                let (slow, cut) = openapi_mcp::yaml::parity_trees(&text);
+                let production = openapi_mcp::load::parse_tree("t.yaml", text.as_bytes()).ok();
+                let json = |v: &Option<serde_json::Value>| v.as_ref().map(|v| v.to_string());
+                let (slow, production, cut) = (json(&slow), json(&production), json(&cut));
+                (
+                    production == slow,
+                    cut.is_none() || cut == slow,
+                    cut.is_some(),
+                )
+            });
+            match checked {
+                Ok((true, true, was_cut)) => split += usize::from(was_cut),
+                Ok((production, _, _)) => failures.push(format!(
+                    "{name}: the {} tree differs from the slow path's",
+                    if production { "cut" } else { "production" }
+                )),
+                Err(_) => failures.push(format!("{name}: panicked")),
+            }
+        }
+    }
+    println!(
+        "yaml_parity: {texts} texts from {} documents, {split} cut into runs, {} differences, {:.0} s",
+        paths.len().div_ceil(every.max(1)),
+        failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for failure in failures.iter().take(20) {
+        println!("  {failure}");
+    }
+    if !failures.is_empty() {
+        std::process::exit(1);
+    }
+}
