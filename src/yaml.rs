@@ -267,10 +267,14 @@ fn split_mapping<'a>(
 ) -> Option<Vec<Piece<'a>>> {
     let mut starts = Vec::new();
     for (at, line) in lines(text) {
-        match indentation(line) {
-            Some((n, b)) if n == indent && starts_key(b) => starts.push(at),
-            Some(_) if starts.is_empty() => return None,
-            _ => {}
+        let Some((n, b)) = indentation(line) else {
+            continue;
+        };
+        if n == indent && starts_key(b) {
+            starts.push(at);
+        } else if starts.is_empty() || n < indent || (n == indent && b == b'\t') {
+            // Not an entry first, or a line less indented than the entries (or a tab there).
+            return None;
         }
     }
     if starts.is_empty() {
@@ -304,7 +308,8 @@ fn split_mapping<'a>(
 }
 
 /// Split one entry whose key line is `key:` alone and whose value is a block mapping indented
-/// deeper than every other line of the value; `None` for any other entry (it stays a run).
+/// deeper than the key, with no line of the value less indented than its entries; `None` for
+/// any other entry (it stays a run).
 fn descend<'a>(
     entry: &'a str,
     indent: usize,
@@ -316,18 +321,10 @@ fn descend<'a>(
     let (at, key_line) = lines(entry).find(|(_, line)| indentation(line).is_some())?;
     let value = entry.get(at + key_line.len() + 1..)?;
     let key = plain_key(key_line.trim_end())?;
-    let mut child_indent = None;
-    for (_, line) in lines(value) {
-        let Some((n, b)) = indentation(line) else {
-            continue;
-        };
-        match child_indent {
-            None if n > indent && starts_key(b) => child_indent = Some(n),
-            Some(c) if n >= c && b != b'\t' => {}
-            _ => return None,
-        }
-    }
-    let children = split_mapping(value, child_indent?, level + 1, threshold, chunk)?;
+    let (child_indent, _) = lines(value)
+        .find_map(|(_, line)| indentation(line))
+        .filter(|&(n, b)| n > indent && starts_key(b))?;
+    let children = split_mapping(value, child_indent, level + 1, threshold, chunk)?;
     Some(Piece::Entry(key, children))
 }
 
@@ -541,61 +538,63 @@ impl serde::de::Visitor<'_> for TagName {
     }
 }
 
-/// Where flow collections (`[`, `{`) first nest deeper than `limit`, if they do. A cheap scan:
-/// quoted scalars and comments are skipped, and outside flow context a bracket only opens a
-/// collection where a value can start (after `:`, `-`, `?`, `,` or at the start of a line), so
-/// brackets inside plain text are not counted.
+/// Where flow collections (`[`, `{`) first nest deeper than `limit`, if they do (line and
+/// byte column). A cheap scan: quoted scalars and comments are skipped, and outside flow context a
+/// bracket only opens a collection where a value can start (after `:`, `-`, `?`, `,` or at the
+/// start of a line), so brackets inside plain text are not counted. Only the bytes that matter
+/// are visited; what came before one on its line is looked up when needed.
 fn deep_flow_nesting(text: &str, limit: usize) -> Option<(usize, usize)> {
-    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
-    let mut prev_token: Option<u8> = None; // last non-space byte on this line
-    let mut quote: Option<u8> = None;
-    let mut comment = false;
     let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
+    // Nesting cannot go deeper than the number of brackets that open.
+    if memchr::memchr2_iter(b'[', b'{', bytes).count() <= limit {
+        return None;
+    }
+    const SPECIAL: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut k = 0;
+        while k < 8 {
+            table[b"\n#\"'[{]}"[k] as usize] = true;
+            k += 1;
+        }
+        table
+    };
+    let (mut depth, mut line_start, mut i) = (0usize, 0usize, 0usize);
+    while let Some(k) = bytes.get(i..)?.iter().position(|&b| SPECIAL[b as usize]) {
+        i += k;
         let b = bytes[i];
-        col += 1;
-        i += 1;
-        if b == b'\n' {
-            line += 1;
-            col = 0;
-            prev_token = None;
-            comment = false;
-            continue;
-        }
-        if comment {
-            continue;
-        }
-        if let Some(q) = quote {
-            if q == b'"' && b == b'\\' {
-                i += 1;
-                col += 1;
-            } else if b == q {
-                quote = None;
-                prev_token = Some(b'x');
-            }
-            continue;
-        }
-        let at_value_start =
-            depth > 0 || matches!(prev_token, None | Some(b':' | b'-' | b'?' | b','));
+        // The last byte before this one on its line that is not a space.
+        let prev = bytes[line_start..i]
+            .iter()
+            .rev()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+            .copied();
+        let at_value_start = depth > 0 || matches!(prev, None | Some(b':' | b'-' | b'?' | b','));
         match b {
-            b' ' | b'\t' | b'\r' => continue,
-            b'#' if i < 2 || bytes[i - 2].is_ascii_whitespace() => comment = true,
-            b'"' | b'\''
-                if at_value_start || prev_token.is_some_and(|p| matches!(p, b'[' | b'{')) =>
-            {
-                quote = Some(b)
+            b'\n' => line_start = i + 1,
+            b'#' if i == 0 || bytes[i - 1].is_ascii_whitespace() => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |k| i + k);
+                continue;
+            }
+            b'"' | b'\'' if at_value_start || matches!(prev, Some(b'[' | b'{')) => {
+                // To the closing quote (in double quotes, stepping over escapes).
+                i += 1;
+                while i < bytes.len() && bytes[i] != b {
+                    i += if b == b'"' && bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                line_start =
+                    memchr::memrchr(b'\n', &bytes[..i.min(bytes.len())]).map_or(0, |k| k + 1);
             }
             b'[' | b'{' if at_value_start => {
                 depth += 1;
                 if depth > limit {
-                    return Some((line, col));
+                    let line = 1 + memchr::memchr_iter(b'\n', &bytes[..i]).count();
+                    return Some((line, i - line_start + 1));
                 }
             }
             b']' | b'}' if depth > 0 => depth -= 1,
             _ => {}
         }
-        prev_token = Some(b);
+        i += 1;
     }
     None
 }
@@ -871,5 +870,7 @@ mod tests {
             "a: see [docs] and {this} [[[[[ unbalanced\nb: '[[[[' # [[[[\nc: [1, [2, {d: 3}]]\n";
         assert_eq!(deep_flow_nesting(text, 3), None);
         assert_eq!(deep_flow_nesting(text, 2), Some((3, 12)));
+        // An escape at the very end of an unterminated quote.
+        assert_eq!(deep_flow_nesting("b: '[['\na: \"x\\", 1), None);
     }
 }
