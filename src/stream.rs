@@ -40,7 +40,7 @@ struct Built {
 /// an early failure leaves standard output empty; a failure after some tools leaves a file
 /// untouched but standard output truncated (with the error reported). `Ok(None)`: the reader
 /// closed standard output (`| head`) before the end, which is not an error. `threads`: how many
-/// threads build tools (`None`: see [`plan_and_workers`]); any number gives the same bytes.
+/// threads build tools (`None`: see `plan_and_workers`); any number gives the same bytes.
 pub fn convert_to(
     doc: &crate::load::Document,
     options: &Options,

@@ -1,6 +1,9 @@
 //! YAML text -> JSON tree (key order kept). `yaml_serde` parses and applies merge keys (`<<`);
 //! scalar keys such as response codes become strings. Nesting is bounded by the parser (128
-//! collections, counted from the root) and flow nesting is refused early (see [`MAX_FLOW_DEPTH`]).
+//! collections, counted from the root) and flow nesting is refused early (see `MAX_FLOW_DEPTH`).
+//! Most documents are read straight into the JSON tree (`direct`); what that cannot give
+//! exactly (merge keys, keys YAML and JSON compare differently, ...) goes through a
+//! `yaml_serde::Value` (`parse_slow`), the reference the other paths are tested against.
 //!
 //! A large document is parsed on two threads. A line scan finds where the entries of a block
 //! mapping start (a line at the mapping's indentation that begins a key): the top level's, and
@@ -9,7 +12,7 @@
 //! is put together in document order. It is the tree a plain parse gives, or else the whole text
 //! is parsed plainly and the error reported is that parse's own:
 //! - a text with anchors, merge keys, line breaks other than LF and CRLF, or a byte-order mark
-//!   is not cut (see [`cuttable`]);
+//!   is not cut (see `cuttable`);
 //! - a run that fails, repeats another run's key (as YAML or once converted), or nests too deeply
 //!   counted from the document's root, falls back;
 //! - a cut in the wrong place (a line inside a quoted scalar or a flow collection that spans
