@@ -28,7 +28,11 @@ const DEFAULT: &[&str] = &[
 ];
 
 /// Documents also measured as YAML.
-const AS_YAML: &[&str] = &["kubernetes.io.json", "stripe.com.json"];
+const AS_YAML: &[&str] = &[
+    "microsoft.com/graph.json",
+    "kubernetes.io.json",
+    "stripe.com.json",
+];
 
 fn is_yaml(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "yaml")
