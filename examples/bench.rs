@@ -5,7 +5,8 @@
 //! ```
 //!
 //! For each document (default: a fixed set from the shared corpus, largest first) it measures,
-//! best of several runs: (a) the floor, reading the file and parsing it into a `serde_json::Value`
+//! best of several runs taken in turns (floor, ours, floor, ours, ...: this machine's speed drifts
+//! by up to 1.5x within minutes): (a) the floor, reading the file and parsing it into a `serde_json::Value`
 //! (for YAML: into a `yaml_serde::Value`, the YAML parser's own work); (b) our full conversion with
 //! default options, including writing the output to a file. It prints the ratio b/a, throughput
 //! (operations per second), peak memory of the floor and of a conversion (each run in a child
@@ -63,16 +64,24 @@ fn child_peak(mode: &str, args: &[&Path]) -> u64 {
         .unwrap_or(0)
 }
 
-fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
+/// The best time of `runs` runs of `a` and of `b`, run in turns (a, b, a, b, ...) so that both
+/// meet the same moments of a noisy machine; and `b`'s last result.
+fn best_of_both<T>(
+    runs: usize,
+    mut a: impl FnMut() -> usize,
+    mut b: impl FnMut() -> T,
+) -> (Duration, Duration, T) {
+    let (mut best_a, mut best_b, mut last) = (Duration::MAX, Duration::MAX, None);
     for _ in 0..runs {
         let t = Instant::now();
-        let out = f();
-        best = best.min(t.elapsed());
+        std::hint::black_box(a());
+        best_a = best_a.min(t.elapsed());
+        let t = Instant::now();
+        let out = b();
+        best_b = best_b.min(t.elapsed());
         last = Some(out);
     }
-    (best, last.expect("at least one run"))
+    (best_a, best_b, last.expect("at least one run"))
 }
 
 /// What `openapi-mcp convert PATH -o OUT` does (tools built on a thread per core, written in
@@ -154,9 +163,9 @@ fn main() {
             continue;
         };
         let size = meta.len() as f64 / 1e6;
-        let runs = if size > 20.0 { 2 } else { 5 };
-        let (floor_time, _) = best(runs, || floor(&path));
-        let (ours, (ops, out_bytes, _)) = best(runs, || convert_to(&path, &out));
+        let runs = if size > 20.0 { 3 } else { 7 };
+        let (floor_time, ours, (ops, out_bytes, _)) =
+            best_of_both(runs, || floor(&path), || convert_to(&path, &out));
         let mib = |kib: u64| kib as f64 / 1024.0;
         let floor_peak = mib(child_peak("--floor", &[&path]));
         let peak = mib(child_peak("--one", &[&path, &out]));
