@@ -117,7 +117,13 @@ fn parse_split(text: &str, threshold: usize, chunk: usize) -> Option<Value> {
         return None;
     }
     let body = document_body(text)?;
-    let pieces = split_mapping(body, 0, 0, threshold.max(1), chunk.max(1))?;
+    let table: Vec<Line> = lines(body)
+        .map(|(at, line)| Line {
+            at,
+            indent: indentation(line),
+        })
+        .collect();
+    let pieces = split_mapping(body, 0, &table, 0, 0, threshold.max(1), chunk.max(1))?;
     let mut runs = Vec::new();
     collect(&pieces, &mut runs);
     // Two halves of about equal size: the second starts where half the bytes are behind.
@@ -224,6 +230,13 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// A line of the text being cut: where it starts, and its [`indentation`]. The table is built in
+/// one pass; each level of the cut reads it instead of the text.
+struct Line {
+    at: usize,
+    indent: Option<(usize, u8)>,
+}
+
 /// Leading spaces of a line, and the byte after them; `None` for a blank or comment line.
 fn indentation(line: &str) -> Option<(usize, u8)> {
     let n = line.bytes().take_while(|&b| b == b' ').count();
@@ -259,22 +272,25 @@ fn starts_key(b: u8) -> bool {
     )
 }
 
-/// Split the entries of a block mapping at `indent` (its text is `text`, `level` mappings deep).
-/// `None` if the text does not begin with an entry (after blank and comment lines).
+/// Split the entries of a block mapping at `indent` (its text is `text`, starting at `base` in
+/// the cut text, with `table` its lines; `level` mappings deep). `None` if the text does not
+/// begin with an entry (after blank and comment lines) or has a line less indented than one.
 fn split_mapping<'a>(
     text: &'a str,
+    base: usize,
+    table: &[Line],
     indent: usize,
     level: usize,
     threshold: usize,
     chunk: usize,
 ) -> Option<Vec<Piece<'a>>> {
-    let mut starts = Vec::new();
-    for (at, line) in lines(text) {
-        let Some((n, b)) = indentation(line) else {
+    let mut starts = Vec::new(); // indices into `table`
+    for (i, line) in table.iter().enumerate() {
+        let Some((n, b)) = line.indent else {
             continue;
         };
         if n == indent && starts_key(b) {
-            starts.push(at);
+            starts.push(i);
         } else if starts.is_empty() || n < indent || (n == indent && b == b'\t') {
             // Not an entry first, or a line less indented than the entries (or a tab there).
             return None;
@@ -284,15 +300,23 @@ fn split_mapping<'a>(
         return None;
     }
     starts[0] = 0; // leading blank and comment lines go with the first entry
-    starts.push(text.len());
+    starts.push(table.len());
+    let offset = |i: usize| table.get(i).map_or(text.len(), |line| line.at - base);
     let mut pieces = Vec::new();
     let mut run_start = 0;
     for pair in starts.windows(2) {
-        let (start, end) = (pair[0], pair[1]);
-        let entry = &text[start..end];
-        if entry.len() >= threshold
+        let (start, end) = (offset(pair[0]), offset(pair[1]));
+        if end - start >= threshold
             && level + 1 < MAX_SPLIT_DEPTH
-            && let Some(piece) = descend(entry, indent, level, threshold, chunk)
+            && let Some(piece) = descend(
+                &text[start..end],
+                base + start,
+                &table[pair[0]..pair[1]],
+                indent,
+                level,
+                threshold,
+                chunk,
+            )
         {
             if run_start < start {
                 pieces.push(Piece::Run(&text[run_start..start], level));
@@ -310,24 +334,35 @@ fn split_mapping<'a>(
     Some(pieces)
 }
 
-/// Split one entry whose key line is `key:` alone and whose value is a block mapping indented
-/// deeper than the key, with no line of the value less indented than its entries; `None` for
-/// any other entry (it stays a run).
+/// Split one entry (text `entry` at `base`, lines `table`) whose key line is `key:` alone and
+/// whose value is a block mapping indented deeper than the key, with no line of the value less
+/// indented than its entries; `None` for any other entry (it stays a run).
 fn descend<'a>(
     entry: &'a str,
+    base: usize,
+    table: &[Line],
     indent: usize,
     level: usize,
     threshold: usize,
     chunk: usize,
 ) -> Option<Piece<'a>> {
-    // The key line is the first that is not blank or a comment.
-    let (at, key_line) = lines(entry).find(|(_, line)| indentation(line).is_some())?;
-    let value = entry.get(at + key_line.len() + 1..)?;
-    let key = plain_key(key_line.trim_end())?;
-    let (child_indent, _) = lines(value)
-        .find_map(|(_, line)| indentation(line))
+    // The key line is the first that is not blank or a comment; the value is the lines after it.
+    let k = table.iter().position(|line| line.indent.is_some())?;
+    let value_at = table.get(k + 1)?.at - base;
+    let key = plain_key(entry[table[k].at - base..value_at].trim_end())?;
+    let (child_indent, _) = table[k + 1..]
+        .iter()
+        .find_map(|line| line.indent)
         .filter(|&(n, b)| n > indent && starts_key(b))?;
-    let children = split_mapping(value, child_indent, level + 1, threshold, chunk)?;
+    let children = split_mapping(
+        &entry[value_at..],
+        base + value_at,
+        &table[k + 1..],
+        child_indent,
+        level + 1,
+        threshold,
+        chunk,
+    )?;
     Some(Piece::Entry(key, children))
 }
 
