@@ -271,6 +271,10 @@ mod tests {
         let doc =
             serde_json::json!({"openapi": "3.1.0", "paths": paths, "components": {"x": [1, 2]}});
         let text = doc.to_string();
-        assert_eq!(parse_split(&text), Some(doc));
+        // Compared as text: `Value`'s equality ignores key order.
+        assert_eq!(
+            parse_split(&text).map(|v| v.to_string()),
+            Some(doc.to_string())
+        );
     }
 }
