@@ -41,22 +41,8 @@ fn parse_split(text: &str) -> Option<Value> {
     let tree = split(trim(text), text.len() / 8, 0)?;
     let mut raws = Vec::new();
     collect(&tree, &mut raws);
-    // Two runs of about equal size: the second starts where half the bytes are behind.
-    let total: usize = raws.iter().map(|(t, _)| t.len()).sum();
-    let mut behind = 0;
-    let cut = raws
-        .iter()
-        .position(|(t, _)| {
-            behind += t.len();
-            behind > total / 2
-        })
-        .map_or(raws.len(), |i| i + 1);
-    let (first, second) = raws.split_at(cut);
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| parse_all(second));
-        (parse_all(first), second.join())
-    });
-    let mut values = first?.into_iter().chain(second.ok()??);
+    let (first, second) = crate::par::halves_by_weight(&raws, |(t, _)| t.len(), parse_all);
+    let mut values = first?.into_iter().chain(second??);
     assemble(tree, &mut values)
 }
 

@@ -1,6 +1,6 @@
 //! Par: running a function over the two halves of a list at once, for the sequential stages of a
-//! large conversion (reading operations, naming them). Results come back in order, so a caller
-//! that stops at the first error reports the one a single pass would.
+//! large conversion (parsing, reading operations, naming them). Results come back in order, so a
+//! caller that stops at the first error reports the one a single pass would.
 
 /// From this many items on, a sequential stage is worth splitting in two (thousands of
 /// operations: Microsoft Graph beta has 14,227 paths and 22,361 operations).
@@ -28,6 +28,30 @@ pub(crate) fn halves<T: Sync, R: Send>(
     })
 }
 
+/// `f` over two runs of `items` of about equal weight (the second starts where half the total
+/// weight is behind), the second run on another thread; its result is `None` if that thread
+/// panicked, for callers that then do the work another way (the parsers: plainly, for the error).
+pub(crate) fn halves_by_weight<T: Sync, R: Send>(
+    items: &[T],
+    weight: impl Fn(&T) -> usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> (R, Option<R>) {
+    let total: usize = items.iter().map(&weight).sum();
+    let mut behind = 0;
+    let cut = items
+        .iter()
+        .position(|item| {
+            behind += weight(item);
+            behind > total / 2
+        })
+        .map_or(items.len(), |i| i + 1);
+    let (first, second) = items.split_at(cut);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| f(second));
+        (f(first), second.join().ok())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -40,5 +64,20 @@ mod tests {
             .collect();
         assert_eq!(out, (0..10).map(|x| x * 2).collect::<Vec<_>>());
         assert_eq!(super::halves(&items, 11, |xs: &[u32]| xs.len()), vec![10]);
+    }
+
+    #[test]
+    fn halves_by_weight_cut_where_half_the_weight_is_behind() {
+        let items = [10usize, 1, 1, 1, 10];
+        let (first, second) = super::halves_by_weight(&items, |&w| w, |xs: &[usize]| xs.to_vec());
+        assert_eq!((first, second), (vec![10, 1, 1], Some(vec![1, 10])));
+        let (_, panicked) = super::halves_by_weight(
+            &items,
+            |&w| w,
+            |xs: &[usize]| {
+                assert!(xs[0] != 1, "the second run panics");
+            },
+        );
+        assert_eq!(panicked, None);
     }
 }
