@@ -89,7 +89,7 @@ fn best_of_both<T>(
 /// is returned so that the caller frees it outside the timed part, as the command line skips
 /// freeing it at exit.
 fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
-    let doc = openapi_mcp::load::load_file(path).expect("loads");
+    let doc = openapi_mcp::load::load_file_lazy(path).expect("loads");
     let summary = openapi_mcp::stream::convert_to(
         &doc,
         &openapi_mcp::Options::default(),

@@ -306,8 +306,17 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
     // Gemini rejects a name that starts with a digit whatever the target.
     options.letter_first |= shape == Shape::Gemini;
     let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
-    let doc = read_document(&args.spec)?;
-    let status = if args.check || format != Format::Json {
+    let whole = args.check || format != Format::Json;
+    let doc = if whole {
+        read_document(&args.spec)?
+    } else if args.spec == "-" {
+        let (name, bytes) = read_spec(&args.spec)?;
+        crate::load::parse_lazy(&name, bytes)?
+    } else {
+        // Streamed: a large JSON document need not be held whole.
+        crate::load::load_file_lazy(Path::new(&args.spec))?
+    };
+    let status = if whole {
         // The whole list is needed: to compare it, or to indent it.
         let conversion = convert_loaded(&doc, &options, hints.as_ref())?;
         let tools = &conversion.tools;

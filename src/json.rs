@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// pay off only when parsing takes tens of milliseconds.
 const MIN_SPLIT: usize = 4 << 20;
 /// The deepest nesting `serde_json` accepts.
-const MAX_DEPTH: usize = 127;
+pub(crate) const MAX_DEPTH: usize = 127;
 /// How many levels are split into members: the top level and its members (`paths`).
 const MAX_SPLIT_DEPTH: usize = 2;
 
@@ -62,7 +62,7 @@ fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
 }
 
 /// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
-fn trim(text: &str) -> &str {
+pub(crate) fn trim(text: &str) -> &str {
     text.trim_matches([' ', '\t', '\n', '\r'])
 }
 
@@ -136,7 +136,7 @@ fn assemble(piece: Piece<'_>, values: &mut impl Iterator<Item = Value>) -> Optio
 }
 
 /// An object's members as raw text, in order, repeated keys kept.
-struct Members<'a>(Vec<(String, &'a RawValue)>);
+pub(crate) struct Members<'a>(pub(crate) Vec<(String, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for Members<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

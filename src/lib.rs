@@ -23,6 +23,7 @@ pub mod error;
 pub mod filter;
 pub mod hints;
 pub mod json;
+pub mod lazy;
 pub mod lint;
 pub mod load;
 pub mod model;
@@ -188,23 +189,43 @@ pub fn convert_each(
     mut sink: impl FnMut(Tool) -> Result<()>,
 ) -> Result<Summary> {
     let plan = Plan::new(doc, options, hints)?;
-    let mut conv = plan.converter();
+    let mut builder = plan.builder();
     for i in 0..plan.len() {
-        sink(plan.build(i, &mut conv)?)?;
+        sink(plan.build(i, &mut builder)?)?;
     }
     Ok(plan.summary())
 }
 
 /// What a conversion builds: the operations the filter keeps, in document order, each with its
-/// final tool name. Tools can then be built in any order, by any number of [`schema::Converter`]s:
-/// tool `i` comes out the same.
+/// final tool name. Tools can then be built in any order, by any number of [`Builder`]s: tool
+/// `i` comes out the same.
 pub(crate) struct Plan<'d> {
     doc: &'d load::Document,
     options: &'d Options,
     hints: Option<&'d review::HintsFile>,
-    api: model::Api<'d>,
-    /// Indices into `api.operations` of the kept operations, with their names.
-    selected: Vec<(usize, naming::Named)>,
+    head: model::Head<'d>,
+    /// Every operation, read from the whole tree (empty when path items are kept as text).
+    operations: Vec<model::Operation<'d>>,
+    /// How many operations the document has, kept or not.
+    count: usize,
+    /// The kept operations, with their names.
+    selected: Vec<(Pick, naming::Named)>,
+    /// Whether two references want the same `$defs` name, when the plan found out.
+    pub(crate) clash: Option<bool>,
+}
+
+/// Where a kept operation is.
+enum Pick {
+    /// An index into `operations`.
+    Read(usize),
+    /// A path item kept as text, and the method.
+    Lazy(usize, model::Method),
+}
+
+/// What builds tools on one thread: a schema converter, and the last path item parsed.
+pub(crate) struct Builder<'d> {
+    conv: schema::Converter<'d>,
+    item: Option<(usize, serde_json::Value)>,
 }
 
 impl<'d> Plan<'d> {
@@ -221,6 +242,35 @@ impl<'d> Plan<'d> {
                 naming::MIN_NAME_LEN
             )));
         }
+        if let Some(paths) = &doc.lazy {
+            // Any error is reported by reading the whole tree, as a document read whole would.
+            if let (Ok(head), Ok(filter)) = (model::read_head(doc), options.filter.compile()) {
+                let keep =
+                    |op: &model::Operation<'_>| filter.keeps(op).then(|| wanted(op, options));
+                if let Some(read) = lazy::read(doc, paths, &head.servers, keep) {
+                    let (picks, wanted) = read
+                        .kept
+                        .into_iter()
+                        .map(|(item, method, w)| (Pick::Lazy(item, method), w))
+                        .unzip();
+                    let plan = Plan::named(
+                        doc,
+                        options,
+                        hints,
+                        head,
+                        Vec::new(),
+                        read.operations,
+                        picks,
+                        wanted,
+                    )?;
+                    return Ok(Plan {
+                        clash: Some(read.clash),
+                        ..plan
+                    });
+                }
+            }
+            return Plan::new(doc.tree()?, options, hints);
+        }
         let api = model::read(doc)?;
         let filter = options.filter.compile()?;
         let kept: Vec<usize> = (0..api.operations.len())
@@ -228,22 +278,45 @@ impl<'d> Plan<'d> {
             .collect();
         let wanted_names = |kept: &[usize]| -> Vec<(String, String)> {
             kept.iter()
-                .map(|&i| {
-                    let op = &api.operations[i];
-                    let name = naming::wanted_name(op, options.name_style);
-                    let name = if options.letter_first {
-                        target::letter_first(name)
-                    } else {
-                        name
-                    };
-                    (name, format!("{} {}", op.method.as_str(), op.path))
-                })
+                .map(|&i| wanted(&api.operations[i], options))
                 .collect()
         };
         let wanted: Vec<(String, String)> = par::halves(&kept, par::MIN_ITEMS, wanted_names)
             .into_iter()
             .flatten()
             .collect();
+        let head = model::Head {
+            title: api.title,
+            version: api.version,
+            servers: Vec::new(),
+            webhooks: api.webhooks,
+        };
+        let count = api.operations.len();
+        let picks = kept.into_iter().map(Pick::Read).collect();
+        Plan::named(
+            doc,
+            options,
+            hints,
+            head,
+            api.operations,
+            count,
+            picks,
+            wanted,
+        )
+    }
+
+    /// The plan of `picks`, which want the names `wanted`.
+    #[allow(clippy::too_many_arguments)]
+    fn named(
+        doc: &'d load::Document,
+        options: &'d Options,
+        hints: Option<&'d review::HintsFile>,
+        head: model::Head<'d>,
+        operations: Vec<model::Operation<'d>>,
+        count: usize,
+        picks: Vec<Pick>,
+        wanted: Vec<(String, String)>,
+    ) -> Result<Self> {
         let names = naming::assign(&wanted, options.max_name_len, options.name_style);
         if let Some(hints) = hints {
             let known: std::collections::HashSet<&str> =
@@ -254,9 +327,17 @@ impl<'d> Plan<'d> {
             doc,
             options,
             hints,
-            api,
-            selected: kept.into_iter().zip(names).collect(),
+            head,
+            operations,
+            count,
+            selected: picks.into_iter().zip(names).collect(),
+            clash: None,
         })
+    }
+
+    /// The document the plan reads: the whole tree, unless its path items are kept as text.
+    pub(crate) fn doc(&self) -> &'d load::Document {
+        self.doc
     }
 
     /// How many tools the plan builds.
@@ -264,26 +345,44 @@ impl<'d> Plan<'d> {
         self.selected.len()
     }
 
-    /// A schema converter set up for the plan's options.
-    pub(crate) fn converter(&self) -> schema::Converter<'d> {
+    /// A tool builder set up for the plan's options.
+    pub(crate) fn builder(&self) -> Builder<'d> {
         let mut conv = schema::Converter::new(&self.doc.file, &self.doc.root);
         conv.inline_refs = self.options.inline_refs;
         conv.limits = schema::Limits {
             budget: self.options.schema_budget,
             max_ref_depth: self.options.max_ref_depth,
         };
-        conv
+        Builder { conv, item: None }
     }
 
     /// Build tool `i` (hints applied).
-    pub(crate) fn build(&self, i: usize, conv: &mut schema::Converter<'d>) -> Result<Tool> {
-        let (op, named) = &self.selected[i];
-        let mut tool = tool::build(
-            &self.api.operations[*op],
-            named.clone(),
-            conv,
-            self.options.output_schema,
-        )?;
+    pub(crate) fn build(&self, i: usize, builder: &mut Builder<'d>) -> Result<Tool> {
+        let (pick, named) = &self.selected[i];
+        let with_output = self.options.output_schema;
+        let mut tool = match *pick {
+            Pick::Read(op) => tool::build(
+                &self.operations[op],
+                named.clone(),
+                &mut builder.conv,
+                with_output,
+            )?,
+            Pick::Lazy(item, method) => {
+                let paths = self.doc.lazy.as_deref().ok_or_else(reread)?;
+                if builder.item.as_ref().is_none_or(|(at, _)| *at != item) {
+                    let value = paths.item(item).map_err(|_| reread())?;
+                    builder.item = Some((item, value));
+                }
+                let value = &builder.item.as_ref().ok_or_else(reread)?.1;
+                let ops =
+                    model::read_path_item(self.doc, paths.path(item), value, &self.head.servers)?;
+                let op = ops
+                    .iter()
+                    .find(|op| op.method == method)
+                    .ok_or_else(reread)?;
+                tool::build(op, named.clone(), &mut builder.conv, with_output)?
+            }
+        };
         if let Some(hints) = self.hints {
             hints.apply_one(&mut tool);
         }
@@ -292,24 +391,41 @@ impl<'d> Plan<'d> {
 
     /// What the conversion reports once every tool is built.
     pub(crate) fn summary(&self) -> Summary {
-        let (doc, api) = (self.doc, &self.api);
+        let (doc, head) = (self.doc, &self.head);
         let mut notices = Vec::new();
-        if api.operations.is_empty() && api.webhooks > 0 {
+        if self.count == 0 && head.webhooks > 0 {
             notices.push(format!(
                 "{}: the document defines {} webhook(s) and no paths; webhooks are not callable, so there are no tools",
-                doc.file, api.webhooks
+                doc.file, head.webhooks
             ));
-        } else if api.operations.is_empty() {
+        } else if self.count == 0 {
             notices.push(format!("{}: the document has no operations", doc.file));
         }
         Summary {
-            title: api.title.to_string(),
-            version: api.version.to_string(),
-            operations: api.operations.len(),
+            title: head.title.to_string(),
+            version: head.version.to_string(),
+            operations: self.count,
             tools: self.selected.len(),
             notices,
         }
     }
+}
+
+/// The name operation `op` wants under `options`, and its `METHOD path` (for messages).
+fn wanted(op: &model::Operation<'_>, options: &Options) -> (String, String) {
+    let name = naming::wanted_name(op, options.name_style);
+    let name = if options.letter_first {
+        target::letter_first(name)
+    } else {
+        name
+    };
+    (name, format!("{} {}", op.method.as_str(), op.path))
+}
+
+/// A path item read once for the plan and again to build its tool read differently: the
+/// document changed under us, which cannot happen to text we hold.
+fn reread() -> Error {
+    Error::Usage("a path item kept as text read differently the second time".into())
 }
 
 /// The README's Rust examples are compiled and run as doctests.

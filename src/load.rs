@@ -44,7 +44,28 @@ impl SpecVersion {
 pub struct Document {
     pub file: String,
     pub version: SpecVersion,
+    /// The tree. In a document from [`load_file_lazy`] that kept its path items as text,
+    /// `paths` is empty here: [`Document::tree`] gives the whole tree.
     pub root: Value,
+    /// The path items kept as text (see `lazy`), if any.
+    pub(crate) lazy: Option<Box<crate::lazy::Paths>>,
+}
+
+impl Document {
+    /// The document with its whole tree: itself, unless it keeps its path items as text; then
+    /// the whole tree is parsed from that text (and the files it references joined) on the first
+    /// call.
+    pub fn tree(&self) -> Result<&Document> {
+        match &self.lazy {
+            None => Ok(self),
+            Some(paths) => paths.whole(&self.file),
+        }
+    }
+
+    /// Whether the path items are kept as text (see [`load_file_lazy`]).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy.is_some()
+    }
 }
 
 /// Read a document from a file, joining the files its relative `$ref`s reach (see `bundle`).
@@ -56,6 +77,56 @@ pub fn load_file(path: &std::path::Path) -> Result<Document> {
     let file = path.display().to_string();
     let root = parse_tree(&file, &bytes)?;
     from_tree(&file, crate::bundle::bundle(path, root)?)
+}
+
+/// Read a document as [`load_file`] does, except that a JSON document of
+/// [`crate::lazy::MIN_LAZY`] bytes or more keeps its path items as text, each parsed when a tool
+/// needs it: the streaming conversion ([`crate::stream::convert_to`]) then never holds the whole
+/// tree. The tools are the same. Other readers get the whole tree from [`Document::tree`].
+pub fn load_file_lazy(path: &std::path::Path) -> Result<Document> {
+    load_lazy(path, crate::lazy::MIN_LAZY)
+}
+
+/// [`load_file_lazy`] with the size from which path items are kept as text (tests use 0).
+#[doc(hidden)]
+pub fn load_lazy(path: &std::path::Path, min: usize) -> Result<Document> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_lazy(&path.display().to_string(), Some(path), bytes, min)
+}
+
+/// [`parse`] as [`load_file_lazy`] reads: a large JSON document keeps its path items as text.
+pub fn parse_lazy(file: &str, bytes: Vec<u8>) -> Result<Document> {
+    read_lazy(file, None, bytes, crate::lazy::MIN_LAZY)
+}
+
+/// `bytes`, read from `source` (when a file), as a lazy document if it is at least `min` bytes
+/// and can be one, else whole.
+fn read_lazy(
+    file: &str,
+    source: Option<&std::path::Path>,
+    bytes: Vec<u8>,
+    min: usize,
+) -> Result<Document> {
+    let bytes = if bytes.len() >= min {
+        // The text moves into the lazy document, and comes back if it cannot be one.
+        let lazy = String::from_utf8(bytes)
+            .map_err(|e| e.into_bytes())
+            .and_then(|text| crate::lazy::open(file, source, text).map_err(String::into_bytes));
+        match lazy {
+            Ok(doc) => return Ok(doc),
+            Err(bytes) => bytes,
+        }
+    } else {
+        bytes
+    };
+    let root = parse_tree(file, &bytes)?;
+    match source {
+        Some(path) => from_tree(file, crate::bundle::bundle(path, root)?),
+        None => from_tree(file, root),
+    }
 }
 
 /// Parse `bytes` (named `file` in messages) into a [`Document`]. External `$ref`s are not
@@ -76,6 +147,7 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
         file: file.to_string(),
         version,
         root,
+        lazy: None,
     })
 }
 

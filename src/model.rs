@@ -188,9 +188,38 @@ pub struct Api<'a> {
     pub webhooks: usize,
 }
 
-/// Read the operations of `doc`.
+/// Read the operations of `doc` (its whole tree: see [`Document::tree`]).
 pub fn read(doc: &Document) -> Result<Api<'_>> {
-    Reader { doc }.api()
+    Reader { doc: doc.tree()? }.api()
+}
+
+/// What [`read`] takes from the document besides its paths.
+#[derive(Debug, Clone)]
+pub(crate) struct Head<'a> {
+    pub title: &'a str,
+    pub version: &'a str,
+    /// The document's server URLs, variables substituted.
+    pub servers: Vec<String>,
+    pub webhooks: usize,
+}
+
+/// Read what `doc` says besides its paths, as [`read`] does before the paths.
+pub(crate) fn read_head(doc: &Document) -> Result<Head<'_>> {
+    Reader { doc }.head()
+}
+
+/// The operations of one path item (`item`, the value of `path` in `paths`, which need not be
+/// part of `doc.root`), as [`read`] reads them; `servers`: the document's, from [`read_head`].
+pub(crate) fn read_path_item<'a>(
+    doc: &'a Document,
+    path: &str,
+    item: &'a Value,
+    servers: &[String],
+) -> Result<Vec<Operation<'a>>> {
+    let mut out = Vec::new();
+    let at = format!("/paths/{}", escape_token(path));
+    Reader { doc }.path_item(path, item, &at, servers, &mut out)?;
+    Ok(out)
 }
 
 /// The JSON type name of `v`, for messages.
@@ -263,7 +292,33 @@ impl<'a> Reader<'a> {
     }
 
     fn api(&self) -> Result<Api<'a>> {
-        let root = self.object(&self.doc.root, "")?;
+        let head = self.head()?;
+        let operations = match self.root()?.get("paths") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(paths) => {
+                let paths: Vec<(&'a String, &'a Value)> = self
+                    .object(paths, "/paths")?
+                    .iter()
+                    .filter(|(path, _)| !path.starts_with("x-"))
+                    .collect();
+                self.path_items(&paths, &head.servers)?
+            }
+        };
+        Ok(Api {
+            title: head.title,
+            version: head.version,
+            spec: self.doc.version,
+            operations,
+            webhooks: head.webhooks,
+        })
+    }
+
+    fn root(&self) -> Result<&'a Map<String, Value>> {
+        self.object(&self.doc.root, "")
+    }
+
+    fn head(&self) -> Result<Head<'a>> {
+        let root = self.root()?;
         let info = match root.get("info") {
             Some(v) => Some(self.object(v, "/info")?),
             None => None,
@@ -276,27 +331,15 @@ impl<'a> Reader<'a> {
             Some(i) => self.opt_str(i, "version", "/info")?.unwrap_or(""),
             None => "",
         };
-        let root_servers = self.servers(root.get("servers"), "/servers")?;
+        let servers = self.servers(root.get("servers"), "/servers")?;
         let webhooks = match root.get("webhooks") {
             Some(Value::Object(m)) => m.len(),
             _ => 0,
         };
-        let operations = match root.get("paths") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(paths) => {
-                let paths: Vec<(&'a String, &'a Value)> = self
-                    .object(paths, "/paths")?
-                    .iter()
-                    .filter(|(path, _)| !path.starts_with("x-"))
-                    .collect();
-                self.path_items(&paths, &root_servers)?
-            }
-        };
-        Ok(Api {
+        Ok(Head {
             title,
             version,
-            spec: self.doc.version,
-            operations,
+            servers,
             webhooks,
         })
     }

@@ -82,13 +82,23 @@ fn plan_and_workers<'d>(
     if wanted <= 1 {
         return Ok((Plan::new(doc, options, hints)?, 1));
     }
-    let (plan, clash) = std::thread::scope(|scope| {
-        let clash = scope.spawn(|| crate::schema::names_clash(&doc.root));
-        let plan = Plan::new(doc, options, hints);
-        (plan, clash.join())
-    });
-    let plan = plan?;
-    let clash = clash.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let (plan, clash) = if doc.is_lazy() {
+        // The plan reads every path item, and sees their references on the way.
+        let plan = Plan::new(doc, options, hints)?;
+        let clash = match plan.clash {
+            Some(clash) => clash,
+            None => crate::schema::names_clash(&plan.doc().root),
+        };
+        (plan, clash)
+    } else {
+        let (plan, clash) = std::thread::scope(|scope| {
+            let clash = scope.spawn(|| crate::schema::names_clash(&doc.root));
+            let plan = Plan::new(doc, options, hints);
+            (plan, clash.join())
+        });
+        let clash = clash.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (plan?, clash)
+    };
     let short = threads.is_none() && plan.len() < MIN_PARALLEL_TOOLS;
     let workers = if clash || short { 1 } else { wanted };
     Ok((plan, workers))
@@ -148,7 +158,7 @@ fn work(
         }
     }
     let _guard = OnPanic(window);
-    let mut conv = plan.converter();
+    let mut builder = plan.builder();
     loop {
         let chunk = next.fetch_add(1, Ordering::Relaxed);
         if chunk >= chunks || !window.wait_for(chunk) {
@@ -157,7 +167,7 @@ fn work(
         let end = ((chunk + 1) * CHUNK).min(plan.len());
         let lines: Result<Vec<Vec<u8>>> = (chunk * CHUNK..end)
             .map(|i| {
-                let tool = plan.build(i, &mut conv)?;
+                let tool = plan.build(i, &mut builder)?;
                 let mut line = Vec::with_capacity(4096);
                 write_line(&mut line, &tool, shape)?;
                 Ok(line)

@@ -52,35 +52,42 @@ impl Converter<'_> {
 /// order it converts tools in. Counts every `$ref` string and discriminator `mapping` value,
 /// which covers (and may exceed) what conversion registers.
 pub fn names_clash(root: &Value) -> bool {
+    let mut seen = HashSet::new();
+    each_reference(root, |r| {
+        seen.insert(r);
+    });
+    clash_among(seen)
+}
+
+/// Whether two of `references` (each once) are local and ask for the same `$defs` name.
+pub(crate) fn clash_among<'r>(references: impl IntoIterator<Item = &'r str>) -> bool {
     let mut named: HashMap<String, String> = HashMap::new();
-    // A document repeats the same few thousand references a million times (Microsoft Graph).
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut clash = |reference: &'_ str| {
-        if !reference.starts_with('#') {
-            return false;
-        }
-        let pointer = canonical_pointer(reference);
-        match named.entry(def_name(&pointer)) {
-            Entry::Occupied(e) => *e.get() != pointer,
-            Entry::Vacant(e) => {
-                e.insert(pointer);
-                false
+    references
+        .into_iter()
+        .filter(|r| r.starts_with('#'))
+        .any(|reference| {
+            let pointer = canonical_pointer(reference);
+            match named.entry(def_name(&pointer)) {
+                Entry::Occupied(e) => *e.get() != pointer,
+                Entry::Vacant(e) => {
+                    e.insert(pointer);
+                    false
+                }
             }
-        }
-    };
+        })
+}
+
+/// Call `f` with every `$ref` string and discriminator `mapping` value in `root`.
+pub(crate) fn each_reference<'v>(root: &'v Value, mut f: impl FnMut(&'v str)) {
     let mut stack = vec![root];
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
                 for (k, x) in m {
                     match (k.as_str(), x) {
-                        ("$ref", Value::String(r)) if seen.insert(r) && clash(r) => return true,
+                        ("$ref", Value::String(r)) => f(r),
                         ("mapping", Value::Object(targets)) => {
-                            for t in targets.values().filter_map(Value::as_str) {
-                                if seen.insert(t) && clash(t) {
-                                    return true;
-                                }
-                            }
+                            targets.values().filter_map(Value::as_str).for_each(&mut f)
                         }
                         _ => {}
                     }
@@ -95,7 +102,6 @@ pub fn names_clash(root: &Value) -> bool {
             _ => {}
         }
     }
-    false
 }
 
 /// `#/components/schemas/A%20B` -> `/components/schemas/A B`: the plain JSON pointer to the node

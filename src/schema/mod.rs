@@ -29,6 +29,7 @@ mod pattern;
 mod values;
 
 pub use defs::names_clash;
+pub(crate) use defs::{clash_among, each_reference};
 pub use limits::{Limits, compact_size, json_size};
 pub(crate) use output::CompactJson;
 pub use output::Schema;

@@ -1,0 +1,94 @@
+//! Lazy-paths parity sweep: a JSON document converted with its path items kept as text gives
+//! the bytes (or the error) of the same document converted from its whole tree, on a corpus.
+//!
+//! ```sh
+//! cargo run --release --example lazy_parity -- "$(../shared/corpus/fetch)" [--every K]
+//! ```
+//!
+//! Every (K-th) JSON document of the folder is converted twice by the streaming conversion
+//! (`stream::convert_to`, as `openapi-mcp convert -o FILE` runs): read whole (`load::load_file`)
+//! and read lazily whatever its size (`load::load_lazy` with no minimum), once with the default
+//! options and once keeping only `GET` operations. The two files, or the two error messages,
+//! must be the same. Exits 1 on any difference or panic.
+
+use openapi_mcp::{Options, emit::Shape, load, stream};
+use std::path::{Path, PathBuf};
+
+fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            documents(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+/// The file `convert_to` writes for `doc`, or its error.
+fn convert(doc: openapi_mcp::Result<load::Document>, options: &Options, out: &Path) -> String {
+    let written = doc.and_then(|doc| {
+        stream::convert_to(&doc, options, None, Shape::Mcp, Some(out), None)?;
+        Ok(std::fs::read_to_string(out).unwrap_or_default())
+    });
+    written.unwrap_or_else(|e| format!("error: {e}"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(root) = args.first() else {
+        eprintln!("usage: lazy_parity CORPUS_DIR [--every K]");
+        std::process::exit(2);
+    };
+    let every: usize = match args.iter().position(|a| a == "--every") {
+        Some(i) => args.get(i + 1).and_then(|k| k.parse().ok()).unwrap_or(1),
+        None => 1,
+    };
+    let mut paths = Vec::new();
+    documents(Path::new(root), &mut paths);
+    paths.sort();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (whole_out, lazy_out) = (dir.path().join("whole.json"), dir.path().join("lazy.json"));
+    let mut get_only = Options::default();
+    get_only.filter.methods = vec![openapi_mcp::model::Method::Get];
+    let started = std::time::Instant::now();
+    let (mut runs, mut lazy, mut errors, mut failures) = (0, 0, 0, Vec::new());
+    for path in paths.iter().step_by(every.max(1)) {
+        for (kind, options) in [("default", &Options::default()), ("GET only", &get_only)] {
+            runs += 1;
+            let checked = std::panic::catch_unwind(|| {
+                let whole = convert(load::load_file(path), options, &whole_out);
+                let doc = load::load_lazy(path, 0);
+                let was_lazy = doc.as_ref().is_ok_and(load::Document::is_lazy);
+                let lazy = convert(doc, options, &lazy_out);
+                (whole == lazy, was_lazy, whole.starts_with("error: "))
+            });
+            match checked {
+                Ok((true, was_lazy, error)) => {
+                    lazy += usize::from(was_lazy);
+                    errors += usize::from(error);
+                }
+                Ok((false, ..)) => failures.push(format!(
+                    "{} ({kind}): the lazy conversion differs from the whole one",
+                    path.display()
+                )),
+                Err(_) => failures.push(format!("{} ({kind}): panicked", path.display())),
+            }
+        }
+    }
+    println!(
+        "lazy_parity: {runs} conversions of {} documents, {lazy} read lazily, {errors} errors (the same both ways), {} differences, {:.0} s",
+        paths.len().div_ceil(every.max(1)),
+        failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for failure in failures.iter().take(20) {
+        println!("  {failure}");
+    }
+    if !failures.is_empty() {
+        std::process::exit(1);
+    }
+}
