@@ -212,6 +212,8 @@ pub(crate) struct Plan<'d> {
     selected: Vec<(Pick, naming::Named)>,
     /// Whether two references want the same `$defs` name, when the plan found out.
     pub(crate) clash: Option<bool>,
+    /// The definitions every builder of the plan shares (see [`schema::Registry`]).
+    registry: std::sync::Arc<std::sync::Mutex<schema::Registry>>,
 }
 
 /// Where a kept operation is.
@@ -332,6 +334,7 @@ impl<'d> Plan<'d> {
             count,
             selected: picks.into_iter().zip(names).collect(),
             clash: None,
+            registry: Default::default(),
         })
     }
 
@@ -347,7 +350,8 @@ impl<'d> Plan<'d> {
 
     /// A tool builder set up for the plan's options.
     pub(crate) fn builder(&self) -> Builder<'d> {
-        let mut conv = schema::Converter::new(&self.doc.file, &self.doc.root);
+        let mut conv =
+            schema::Converter::sharing(&self.doc.file, &self.doc.root, self.registry.clone());
         conv.inline_refs = self.options.inline_refs;
         conv.limits = schema::Limits {
             budget: self.options.schema_budget,

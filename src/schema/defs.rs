@@ -8,20 +8,28 @@ use serde_json::Value;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 impl Converter<'_> {
     /// The definition named by a converted `#/$defs/NAME` reference.
     pub(super) fn id_of_def_ref(&self, reference: &str) -> Option<usize> {
-        let name = crate::error::unescape_token(reference.strip_prefix("#/$defs/")?);
-        self.by_name.get(&name).copied()
+        self.id_of_name(&crate::error::unescape_token(
+            reference.strip_prefix("#/$defs/")?,
+        ))
     }
 
-    /// Register the definition a `$ref` names, checking that it exists.
-    pub(super) fn register(&mut self, reference: &str, at: &str) -> Result<usize> {
+    /// The definition named `name` in `$defs`.
+    pub(super) fn id_of_name(&self, name: &str) -> Option<usize> {
+        self.registry().by_name.get(name).copied()
+    }
+
+    /// Register the definition a `$ref` names, checking that it exists; its id and name.
+    pub(super) fn register(&mut self, reference: &str, at: &str) -> Result<(usize, Arc<str>)> {
         refs::check_local(self.file, reference, at)?;
         let pointer = canonical_pointer(reference);
-        if let Some(&id) = self.by_pointer.get(&pointer) {
-            return Ok(id);
+        let known = self.registry().by_pointer.get(&pointer).copied();
+        if let Some(id) = known {
+            return Ok((id, self.name_of(id)));
         }
         if refs::lookup(self.root, reference).is_none() {
             return Err(Error::at(
@@ -31,18 +39,24 @@ impl Converter<'_> {
             ));
         }
         let base = def_name(&pointer);
+        let mut registry = self.registry();
+        // Another converter may have registered it since the look above.
+        if let Some(&id) = registry.by_pointer.get(&pointer) {
+            return Ok((id, registry.names[id].clone()));
+        }
         let mut name = base.clone();
         let mut n = 2;
-        while self.by_name.contains_key(&name) {
+        while registry.by_name.contains_key(&name) {
             name = format!("{base}_{n}");
             n += 1;
         }
-        let id = self.pointers.len();
-        self.by_name.insert(name.clone(), id);
-        self.names.push(name.into());
-        self.pointers.push(pointer.clone());
-        self.by_pointer.insert(pointer, id);
-        Ok(id)
+        let id = registry.pointers.len();
+        let shared: Arc<str> = name.as_str().into();
+        registry.by_name.insert(name, id);
+        registry.names.push(shared.clone());
+        registry.pointers.push(pointer.clone());
+        registry.by_pointer.insert(pointer, id);
+        Ok((id, shared))
     }
 }
 

@@ -11,19 +11,22 @@ const MAX_INLINE_DEPTH: usize = 64;
 
 impl Converter<'_> {
     pub(super) fn inline_all(&self, root: Value, defs: Vec<(Arc<str>, Arc<Converted>)>) -> Schema {
-        let by_id: HashMap<usize, Arc<Converted>> = defs
-            .into_iter()
-            .filter_map(|(name, c)| Some((*self.by_name.get(&*name)?, c)))
-            .collect();
+        let mut names: HashMap<usize, Arc<str>> = HashMap::new();
+        let mut by_id: HashMap<usize, Arc<Converted>> = HashMap::new();
+        for (name, c) in defs {
+            if let Some(id) = self.id_of_name(&name) {
+                names.insert(id, name);
+                by_id.insert(id, c);
+            }
+        }
         // A definition is recursive when it can reach itself; those stay in `$defs`.
         let mut recursive: Vec<usize> = by_id
             .keys()
             .copied()
             .filter(|&id| reaches(&by_id, id, id))
             .collect();
-        recursive.sort_by(|a, b| self.names[*a].cmp(&self.names[*b]));
-        let by_name: HashMap<&str, usize> =
-            by_id.keys().map(|&id| (&*self.names[id], id)).collect();
+        recursive.sort_by(|a, b| names[a].cmp(&names[b]));
+        let by_name: HashMap<&str, usize> = names.iter().map(|(&id, n)| (&**n, id)).collect();
         let inl = Inliner {
             defs: &by_id,
             by_name: &by_name,
@@ -35,7 +38,7 @@ impl Converter<'_> {
             .map(|id| {
                 let value = inl.inline(&by_id[id].value, 0);
                 (
-                    self.names[*id].clone(),
+                    names[id].clone(),
                     Arc::new(Converted::new(value, Vec::new())),
                 )
             })

@@ -105,14 +105,11 @@ impl Converter<'_> {
                 "exclusiveMinimum" | "exclusiveMaximum" => v.is_number().then(|| v.clone()),
                 "$ref" => match v.as_str() {
                     Some(r) => {
-                        let id = self.register(r, at)?;
+                        let (id, name) = self.register(r, at)?;
                         if !refs.contains(&id) {
                             refs.push(id);
                         }
-                        Some(Value::String(format!(
-                            "#/$defs/{}",
-                            escape_token(&self.names[id])
-                        )))
+                        Some(Value::String(format!("#/$defs/{}", escape_token(&name))))
                     }
                     None => None,
                 },
@@ -257,8 +254,8 @@ impl Converter<'_> {
                     && r.starts_with('#')
                     && refs::lookup(self.root, r).is_some()
                 {
-                    let id = self.register(r, at)?;
-                    *target = Value::String(format!("#/$defs/{}", escape_token(&self.names[id])));
+                    let (_, name) = self.register(r, at)?;
+                    *target = Value::String(format!("#/$defs/{}", escape_token(&name)));
                 }
             }
         }

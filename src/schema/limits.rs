@@ -57,7 +57,7 @@ impl Converter<'_> {
         let mut defs: Vec<(Arc<str>, Arc<Converted>)> = kept
             .into_iter()
             .chain(stubs)
-            .map(|(id, c)| (self.names[id].clone(), c))
+            .map(|(id, c)| (self.name_of(id), c))
             .collect();
         defs.sort_by(|a, b| a.0.cmp(&b.0));
         if self.inline_refs {
@@ -74,7 +74,7 @@ impl Converter<'_> {
         by_depth: bool,
         c: &Converted,
     ) -> Arc<Converted> {
-        let name = &self.names[id];
+        let name = self.name_of(id);
         self.stubs
             .entry((id, dir, by_depth))
             .or_insert_with(|| {
@@ -83,7 +83,7 @@ impl Converter<'_> {
                 } else {
                     "schema size budget"
                 };
-                let mut stub = Converted::new(stub(name, &c.value, why), Vec::new());
+                let mut stub = Converted::new(stub(&name, &c.value, why), Vec::new());
                 stub.size = json_size(&stub.value);
                 Arc::new(stub)
             })

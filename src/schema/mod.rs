@@ -39,7 +39,7 @@ use crate::refs;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// Which side of the call a schema describes; it decides whether `readOnly` or `writeOnly`
 /// properties are dropped.
@@ -99,6 +99,9 @@ impl Converted {
 }
 
 /// Converts schemas of one document, caching each referenced definition per direction.
+///
+/// Converters made by [`Converter::sharing`] share one [`Registry`]: each definition is named
+/// and converted once, whichever converter (thread) meets it first.
 pub struct Converter<'a> {
     file: &'a str,
     root: &'a Value,
@@ -106,32 +109,54 @@ pub struct Converter<'a> {
     pub inline_refs: bool,
     /// Size and depth limits for each finished schema.
     pub limits: Limits,
+    registry: Arc<Mutex<Registry>>,
+    regexes: HashMap<String, bool>,
+    /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
+    stubs: HashMap<(usize, Direction, bool), Arc<Converted>>,
+}
+
+/// The definitions `$ref`s name, with their `$defs` names and converted forms: what converters
+/// of one document can share. A name depends on the order definitions are registered in only
+/// when two references want the same one (see [`names_clash`]); converters that share a
+/// registry then register in a different order than one converter would, so they must not be
+/// used on several threads for such a document.
+#[derive(Debug, Default)]
+pub struct Registry {
     pointers: Vec<String>,
     /// `$defs` names by definition id (shared by every tool that uses the definition).
     names: Vec<Arc<str>>,
     by_pointer: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
-    regexes: HashMap<String, bool>,
     cache: HashMap<(usize, Direction), Arc<Converted>>,
-    /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
-    stubs: HashMap<(usize, Direction, bool), Arc<Converted>>,
 }
 
 impl<'a> Converter<'a> {
     pub fn new(file: &'a str, root: &'a Value) -> Self {
+        Converter::sharing(file, root, Arc::default())
+    }
+
+    /// A converter that shares `registry` with others of the same document and options.
+    pub fn sharing(file: &'a str, root: &'a Value, registry: Arc<Mutex<Registry>>) -> Self {
         Converter {
             file,
             root,
             inline_refs: false,
             limits: Limits::default(),
-            pointers: Vec::new(),
-            names: Vec::new(),
-            by_pointer: HashMap::new(),
-            by_name: HashMap::new(),
+            registry,
             regexes: HashMap::new(),
-            cache: HashMap::new(),
             stubs: HashMap::new(),
         }
+    }
+
+    /// The shared registry (a panic elsewhere while it was held cannot leave it half changed:
+    /// every change is one insertion).
+    fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The `$defs` name of definition `id`.
+    pub(super) fn name_of(&self, id: usize) -> Arc<str> {
+        self.registry().names[id].clone()
     }
 
     /// The document the schemas come from.
@@ -207,18 +232,26 @@ impl<'a> Converter<'a> {
 
     /// The converted form of definition `id`, converting and caching it on first use.
     fn definition(&mut self, id: usize, dir: Direction) -> Result<Arc<Converted>> {
-        if let Some(c) = self.cache.get(&(id, dir)) {
-            return Ok(c.clone());
-        }
-        let pointer = self.pointers[id].clone();
+        let pointer = {
+            let registry = self.registry();
+            if let Some(c) = registry.cache.get(&(id, dir)) {
+                return Ok(c.clone());
+            }
+            registry.pointers[id].clone()
+        };
+        // Converted without the lock held: conversion registers and converts other definitions.
         let root = self.root;
         let target = refs::lookup_pointer(root, &pointer)
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
         let mut c = self.convert(target, dir, &pointer)?;
         c.size = json_size(&c.value);
-        let c = Arc::new(c);
-        self.cache.insert((id, dir), c.clone());
-        Ok(c)
+        // Another converter may have converted it meanwhile, alike; the first one is kept.
+        Ok(self
+            .registry()
+            .cache
+            .entry((id, dir))
+            .or_insert_with(|| Arc::new(c))
+            .clone())
     }
 }
 
