@@ -1,7 +1,7 @@
 //! Filter: which operations become tools (tags, path globs, methods, operationIds, deprecation).
 
 use crate::error::{Error, Result};
-use crate::model::{Method, Operation};
+use crate::model::{Identity, Method};
 use globset::{GlobSet, GlobSetBuilder};
 
 /// Selection rules; an empty list means "no restriction".
@@ -56,13 +56,13 @@ impl Filter {
 }
 
 impl Compiled<'_> {
-    pub fn keeps(&self, op: &Operation<'_>) -> bool {
+    pub fn keeps(&self, op: &Identity<'_>) -> bool {
         let f = self.filter;
         let id = op.operation_id.unwrap_or("");
         let has_tag = |list: &[String]| op.tags.iter().any(|t| list.iter().any(|l| l == t));
         (f.include_tags.is_empty() || has_tag(&f.include_tags))
             && !has_tag(&f.exclude_tags)
-            && self.paths.as_ref().is_none_or(|g| g.is_match(&op.path))
+            && self.paths.as_ref().is_none_or(|g| g.is_match(op.path))
             && (f.methods.is_empty() || f.methods.contains(&op.method))
             && (f.include_ops.is_empty() || f.include_ops.iter().any(|o| o == id))
             && !f.exclude_ops.iter().any(|o| o == id)

@@ -42,7 +42,7 @@ fn parse_split(text: &str) -> Option<Value> {
     let mut raws = Vec::new();
     collect(&tree, &mut raws);
     let (first, second) = crate::par::halves_by_weight(&raws, |(t, _)| t.len(), parse_all);
-    let mut values = first?.into_iter().chain(second??);
+    let mut values = first?.into_iter().chain(second.ok()??);
     assemble(tree, &mut values)
 }
 

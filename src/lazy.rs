@@ -3,21 +3,22 @@
 //! A parsed JSON tree takes about eight times the bytes of its text, and in a large document
 //! nearly all of those bytes are `paths` (41.7 of Microsoft Graph beta's 47 MB). So for the
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
-//! its range of the text. The plan reads every path item once (parsed, read as the model reads
-//! it, then dropped) to name the tools; each tool's builder parses its path item again. Only the
-//! rest of the document (`components`, ...) and one path item per builder are ever held as trees.
+//! its range of the text. When the document is opened, every path item is parsed once (two
+//! halves on two threads), its references checked, its operations read as the model reads them,
+//! and its tree dropped; what names and filters each operation is kept. Each tool's builder
+//! parses its path item again. Only the rest of the document (`components`, ...) and one path
+//! item per builder are ever held as trees.
 //!
-//! The tools are the same as from the whole tree, byte for byte. Whatever the lazy reading
-//! cannot do the same way, the whole tree does instead, parsed from the kept text on first need
-//! ([`crate::load::Document::tree`]): a reference into `paths` (or to the whole document), a
-//! reference to another file (the bundle joins those), a Swagger 2.0 document (upgraded as a
-//! whole), a repeated key, nesting near the limit, and any error, so that errors are reported by
-//! the usual path, with the usual message.
+//! The tools are the same as from the whole tree, byte for byte, and so are the errors: whatever
+//! the lazy reading cannot do the same way, the document is read whole instead, decided when it
+//! is opened: a reference into `paths` (or to the whole document), a reference to another file
+//! (the bundle joins those), a Swagger 2.0 document (upgraded as a whole), a repeated key, nesting
+//! near the limit, and any error, which reading the whole tree then reports as usual.
 
 use crate::error::{Result, unescape_token};
 use crate::json::{MAX_DEPTH, Members, nesting, trim};
 use crate::load::{Document, SpecVersion};
-use crate::model::{self, Method, Operation};
+use crate::model::{self, Identity, Method};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -34,6 +35,10 @@ pub struct Paths {
     text: String,
     /// The members of `paths`, in order.
     items: Vec<Item>,
+    /// Every operation, in document order.
+    ops: Vec<Op>,
+    /// Whether two references want the same `$defs` name (see [`crate::schema::names_clash`]).
+    clash: bool,
     /// The file it was read from, to join the files it references if the whole tree is needed.
     source: Option<PathBuf>,
     /// The whole tree, once needed.
@@ -41,9 +46,20 @@ pub struct Paths {
 }
 
 /// One member of `paths`: its key and where its value is in the text.
+#[derive(Clone)]
 struct Item {
     path: String,
     range: Range<usize>,
+}
+
+/// One operation: its path item, and what names and filters it.
+#[derive(Clone)]
+struct Op {
+    item: usize,
+    method: Method,
+    operation_id: Option<String>,
+    tags: Vec<String>,
+    deprecated: bool,
 }
 
 impl std::fmt::Debug for Paths {
@@ -60,14 +76,9 @@ impl Clone for Paths {
     fn clone(&self) -> Self {
         Paths {
             text: self.text.clone(),
-            items: self
-                .items
-                .iter()
-                .map(|i| Item {
-                    path: i.path.clone(),
-                    range: i.range.clone(),
-                })
-                .collect(),
+            items: self.items.clone(),
+            ops: self.ops.clone(),
+            clash: self.clash,
             source: self.source.clone(),
             whole: self.whole.clone(),
         }
@@ -75,23 +86,29 @@ impl Clone for Paths {
 }
 
 /// A document of `text` (named `file`, read from `source`) with its path items kept as text, or
-/// the text back when it must be parsed whole (not a JSON object, not OpenAPI 3, a repeated key,
-/// nesting near the limit, a reference the lazy reading cannot follow, any syntax error).
+/// the text back when it must be read whole (see the module doc).
 pub(crate) fn open(file: &str, source: Option<&Path>, text: String) -> Result<Document, String> {
-    match lazy_root(&text) {
-        Some((version, root, items)) => Ok(Document {
-            file: file.to_string(),
-            version,
-            root,
-            lazy: Some(Box::new(Paths {
-                text,
-                items,
-                source: source.map(Path::to_path_buf),
-                whole: OnceLock::new(),
-            })),
-        }),
-        None => Err(text),
-    }
+    let Some((version, root, items)) = lazy_root(&text) else {
+        return Err(text);
+    };
+    let mut doc = Document {
+        file: file.to_string(),
+        version,
+        root,
+        lazy: None,
+    };
+    let Some((ops, clash)) = read_items(&doc, &text, &items) else {
+        return Err(text);
+    };
+    doc.lazy = Some(Box::new(Paths {
+        text,
+        items,
+        ops,
+        clash,
+        source: source.map(Path::to_path_buf),
+        whole: OnceLock::new(),
+    }));
+    Ok(doc)
 }
 
 /// The version, the tree without path items and the path items of `text`, if it can be lazy.
@@ -170,7 +187,11 @@ fn is_followable(r: &str) -> bool {
     if pointer.is_empty() {
         return false;
     }
-    let first = pointer[1..].split('/').next().unwrap_or("");
+    // Not a pointer (`#name`): not found, with or without the path items.
+    let Some(pointer) = pointer.strip_prefix('/') else {
+        return true;
+    };
+    let first = pointer.split('/').next().unwrap_or("");
     unescape_token(&crate::refs::percent_decode_token(first)) != "paths"
 }
 
@@ -189,45 +210,58 @@ impl Paths {
         Ok(self.whole.get_or_init(|| doc))
     }
 
+    /// Whether [`Paths::whole`] has parsed the whole tree.
+    pub(crate) fn parsed_whole(&self) -> bool {
+        self.whole.get().is_some()
+    }
+
     /// Path item `i` parsed.
     pub(crate) fn item(&self, i: usize) -> serde_json::Result<Value> {
-        serde_json::from_str(&self.text[self.items[i].range.clone()])
+        parse_item(&self.text, &self.items[i])
     }
 
     /// The key of path item `i`.
     pub(crate) fn path(&self, i: usize) -> &str {
         &self.items[i].path
     }
+
+    /// Every operation, in document order: its path item and what names and filters it.
+    pub(crate) fn operations(&self) -> impl Iterator<Item = (usize, Identity<'_>)> {
+        self.ops.iter().map(|op| {
+            let identity = Identity {
+                method: op.method,
+                path: &self.items[op.item].path,
+                operation_id: op.operation_id.as_deref(),
+                tags: op.tags.iter().map(String::as_str).collect(),
+                deprecated: op.deprecated,
+            };
+            (op.item, identity)
+        })
+    }
+
+    /// Whether two references in the document want the same `$defs` name.
+    pub(crate) fn clash(&self) -> bool {
+        self.clash
+    }
 }
 
-/// What reading every path item found.
-pub(crate) struct Read<W> {
-    /// The operations `keep` kept, in document order: path item, method, and what `keep` gave.
-    pub kept: Vec<(usize, Method, W)>,
-    /// Operations read, kept or not.
-    pub operations: usize,
-    /// Whether two references would want the same `$defs` name (see
-    /// [`crate::schema::names_clash`]), over the whole document.
-    pub clash: bool,
+fn parse_item(text: &str, item: &Item) -> serde_json::Result<Value> {
+    serde_json::from_str(&text[item.range.clone()])
 }
 
-/// Read every path item of `doc` (lazy, with `paths`) as [`model::read`] would, with the
-/// document's `servers`; `keep` says which operations to keep, and what of each. `None` when
-/// the whole tree must be read instead: an item has a reference [`is_followable`] refuses, or an
-/// error (reported by the whole tree's reading).
-pub(crate) fn read<W: Send>(
-    doc: &Document,
-    paths: &Paths,
-    servers: &[String],
-    keep: impl Fn(&Operation<'_>) -> Option<W> + Sync,
-) -> Option<Read<W>> {
-    type Part<W> = (Vec<(usize, Method, W)>, usize, HashSet<String>);
-    let read_run = |run: &[usize]| -> Option<Part<W>> {
-        let (mut kept, mut operations, mut refs) = (Vec::new(), 0, HashSet::new());
+/// Read every path item of `text` as [`model::read`] would read it in `doc` (the document
+/// without them): the operations, and whether two references want the same `$defs` name. `None`
+/// when the document must be read whole: the head or an item has an error, or an item has a
+/// reference [`is_followable`] refuses.
+fn read_items(doc: &Document, text: &str, items: &[Item]) -> Option<(Vec<Op>, bool)> {
+    let servers = model::read_head(doc).ok()?.servers;
+    type Part = Option<(Vec<Op>, HashSet<String>)>;
+    let read_run = |run: &[usize]| -> Part {
+        let (mut ops, mut refs) = (Vec::new(), HashSet::new());
         for &i in run {
-            let item = paths.item(i).ok()?;
+            let tree = parse_item(text, &items[i]).ok()?;
             let mut followable = true;
-            crate::schema::each_reference(&item, |r| {
+            crate::schema::each_reference(&tree, |r| {
                 followable &= is_followable(r);
                 if !refs.contains(r) {
                     refs.insert(r.to_string());
@@ -236,38 +270,43 @@ pub(crate) fn read<W: Send>(
             if !followable {
                 return None;
             }
-            for op in model::read_path_item(doc, paths.path(i), &item, servers).ok()? {
-                operations += 1;
-                if let Some(w) = keep(&op) {
-                    kept.push((i, op.method, w));
-                }
+            // `x-` members of `paths` are extensions, not paths (their references count above).
+            let path = &items[i].path;
+            if path.starts_with("x-") {
+                continue;
+            }
+            for op in model::read_path_item(doc, path, &tree, &servers, None).ok()? {
+                ops.push(Op {
+                    item: i,
+                    method: op.method,
+                    operation_id: op.operation_id.map(str::to_string),
+                    tags: op.tags.iter().map(|t| t.to_string()).collect(),
+                    deprecated: op.deprecated,
+                });
             }
         }
-        Some((kept, operations, refs))
+        Some((ops, refs))
     };
-    let order: Vec<usize> = (0..paths.items.len()).collect();
-    let weight = |&i: &usize| paths.items[i].range.len();
+    let order: Vec<usize> = (0..items.len()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (first, second) = if cores > 1 && order.len() >= crate::par::MIN_ITEMS {
+        let weight = |&i: &usize| items[i].range.len();
         let (first, second) = crate::par::halves_by_weight(&order, weight, read_run);
-        (first?, second??)
+        let second = second.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first?, second?)
     } else {
-        (read_run(&order)?, (Vec::new(), 0, HashSet::new()))
+        (read_run(&order)?, (Vec::new(), HashSet::new()))
     };
-    let (mut kept, mut operations, mut refs) = first;
-    kept.extend(second.0);
-    operations += second.1;
-    refs.extend(second.2);
+    let (mut ops, mut refs) = first;
+    ops.extend(second.0);
+    refs.extend(second.1);
+    // The document's own references (all followable: see `lazy_root`).
     let mut in_root = HashSet::new();
     crate::schema::each_reference(&doc.root, |r| {
         in_root.insert(r);
     });
     let clash = crate::schema::clash_among(refs.iter().map(String::as_str).chain(in_root));
-    Some(Read {
-        kept,
-        operations,
-        clash,
-    })
+    Some((ops, clash))
 }
 
 #[cfg(test)]

@@ -210,8 +210,6 @@ pub(crate) struct Plan<'d> {
     count: usize,
     /// The kept operations, with their names.
     selected: Vec<(Pick, naming::Named)>,
-    /// Whether two references want the same `$defs` name, when the plan found out.
-    pub(crate) clash: Option<bool>,
     /// The definitions every builder of the plan shares (see [`schema::Registry`]).
     registry: std::sync::Arc<std::sync::Mutex<schema::Registry>>,
 }
@@ -245,42 +243,25 @@ impl<'d> Plan<'d> {
             )));
         }
         if let Some(paths) = &doc.lazy {
-            // Any error is reported by reading the whole tree, as a document read whole would.
-            if let (Ok(head), Ok(filter)) = (model::read_head(doc), options.filter.compile()) {
-                let keep =
-                    |op: &model::Operation<'_>| filter.keeps(op).then(|| wanted(op, options));
-                if let Some(read) = lazy::read(doc, paths, &head.servers, keep) {
-                    let (picks, wanted) = read
-                        .kept
-                        .into_iter()
-                        .map(|(item, method, w)| (Pick::Lazy(item, method), w))
-                        .unzip();
-                    let plan = Plan::named(
-                        doc,
-                        options,
-                        hints,
-                        head,
-                        Vec::new(),
-                        read.operations,
-                        picks,
-                        wanted,
-                    )?;
-                    return Ok(Plan {
-                        clash: Some(read.clash),
-                        ..plan
-                    });
-                }
-            }
-            return Plan::new(doc.tree()?, options, hints);
+            // Opening the document read every path item without error, as `model::read` would.
+            let head = model::read_head(doc)?;
+            let filter = options.filter.compile()?;
+            let (picks, wanted) = paths
+                .operations()
+                .filter(|(_, op)| filter.keeps(op))
+                .map(|(item, op)| (Pick::Lazy(item, op.method), wanted(&op, options)))
+                .unzip();
+            let count = paths.operations().count();
+            return Plan::named(doc, options, hints, head, Vec::new(), count, picks, wanted);
         }
         let api = model::read(doc)?;
         let filter = options.filter.compile()?;
         let kept: Vec<usize> = (0..api.operations.len())
-            .filter(|&i| filter.keeps(&api.operations[i]))
+            .filter(|&i| filter.keeps(&api.operations[i].identity()))
             .collect();
         let wanted_names = |kept: &[usize]| -> Vec<(String, String)> {
             kept.iter()
-                .map(|&i| wanted(&api.operations[i], options))
+                .map(|&i| wanted(&api.operations[i].identity(), options))
                 .collect()
         };
         let wanted: Vec<(String, String)> = par::halves(&kept, par::MIN_ITEMS, wanted_names)
@@ -333,14 +314,8 @@ impl<'d> Plan<'d> {
             operations,
             count,
             selected: picks.into_iter().zip(names).collect(),
-            clash: None,
             registry: Default::default(),
         })
-    }
-
-    /// The document the plan reads: the whole tree, unless its path items are kept as text.
-    pub(crate) fn doc(&self) -> &'d load::Document {
-        self.doc
     }
 
     /// How many tools the plan builds.
@@ -378,12 +353,10 @@ impl<'d> Plan<'d> {
                     builder.item = Some((item, value));
                 }
                 let value = &builder.item.as_ref().ok_or_else(reread)?.1;
-                let ops =
-                    model::read_path_item(self.doc, paths.path(item), value, &self.head.servers)?;
-                let op = ops
-                    .iter()
-                    .find(|op| op.method == method)
-                    .ok_or_else(reread)?;
+                let path = paths.path(item);
+                let servers = &self.head.servers;
+                let ops = model::read_path_item(self.doc, path, value, servers, Some(method))?;
+                let op = ops.first().ok_or_else(reread)?;
                 tool::build(op, named.clone(), &mut builder.conv, with_output)?
             }
         };
@@ -416,7 +389,7 @@ impl<'d> Plan<'d> {
 }
 
 /// The name operation `op` wants under `options`, and its `METHOD path` (for messages).
-fn wanted(op: &model::Operation<'_>, options: &Options) -> (String, String) {
+fn wanted(op: &model::Identity<'_>, options: &Options) -> (String, String) {
     let name = naming::wanted_name(op, options.name_style);
     let name = if options.letter_first {
         target::letter_first(name)

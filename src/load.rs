@@ -66,6 +66,13 @@ impl Document {
     pub fn is_lazy(&self) -> bool {
         self.lazy.is_some()
     }
+
+    /// Whether a lazy document has parsed its whole tree (for tests: the streaming conversion
+    /// never needs it).
+    #[doc(hidden)]
+    pub fn parsed_whole(&self) -> bool {
+        self.lazy.as_ref().is_some_and(|p| p.parsed_whole())
+    }
 }
 
 /// Read a document from a file, joining the files its relative `$ref`s reach (see `bundle`).

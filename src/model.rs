@@ -177,6 +177,29 @@ pub struct Operation<'a> {
     pub hints: Vec<HintOverride>,
 }
 
+/// What names an operation and what a filter looks at.
+#[derive(Debug, Clone)]
+pub struct Identity<'a> {
+    pub method: Method,
+    pub path: &'a str,
+    pub operation_id: Option<&'a str>,
+    pub tags: Vec<&'a str>,
+    pub deprecated: bool,
+}
+
+impl Operation<'_> {
+    /// What names the operation and what a filter looks at.
+    pub fn identity(&self) -> Identity<'_> {
+        Identity {
+            method: self.method,
+            path: &self.path,
+            operation_id: self.operation_id,
+            tags: self.tags.clone(),
+            deprecated: self.deprecated,
+        }
+    }
+}
+
 /// The whole document as the tool builder sees it.
 #[derive(Debug, Clone)]
 pub struct Api<'a> {
@@ -209,16 +232,18 @@ pub(crate) fn read_head(doc: &Document) -> Result<Head<'_>> {
 }
 
 /// The operations of one path item (`item`, the value of `path` in `paths`, which need not be
-/// part of `doc.root`), as [`read`] reads them; `servers`: the document's, from [`read_head`].
+/// part of `doc.root`), as [`read`] reads them, or only the one of method `only`; `servers`: the
+/// document's, from [`read_head`].
 pub(crate) fn read_path_item<'a>(
     doc: &'a Document,
     path: &str,
     item: &'a Value,
     servers: &[String],
+    only: Option<Method>,
 ) -> Result<Vec<Operation<'a>>> {
     let mut out = Vec::new();
     let at = format!("/paths/{}", escape_token(path));
-    Reader { doc }.path_item(path, item, &at, servers, &mut out)?;
+    Reader { doc }.path_item(path, item, &at, servers, only, &mut out)?;
     Ok(out)
 }
 
@@ -355,7 +380,7 @@ impl<'a> Reader<'a> {
             let mut out = Vec::new();
             for (path, item) in paths {
                 let at = format!("/paths/{}", escape_token(path));
-                self.path_item(path, item, &at, root_servers, &mut out)?;
+                self.path_item(path, item, &at, root_servers, None, &mut out)?;
             }
             Ok(out)
         };
@@ -372,6 +397,7 @@ impl<'a> Reader<'a> {
         item: &'a Value,
         at: &str,
         root_servers: &[String],
+        only: Option<Method>,
         out: &mut Vec<Operation<'a>>,
     ) -> Result<()> {
         let (item, item_at) = self.follow(item, at)?;
@@ -382,6 +408,9 @@ impl<'a> Reader<'a> {
             None => root_servers.to_vec(),
         };
         for method in Method::ALL {
+            if only.is_some_and(|m| m != method) {
+                continue;
+            }
             let Some(op) = item.get(method.key()) else {
                 continue;
             };

@@ -5,7 +5,7 @@
 //! same name, each of them gets a suffix hashed from its own `METHOD path`, so adding or removing an
 //! operation elsewhere in the document never renames a tool.
 
-use crate::model::{Method, Operation};
+use crate::model::{Identity, Method};
 use heck::{ToKebabCase, ToLowerCamelCase, ToSnakeCase};
 use std::collections::HashMap;
 
@@ -41,7 +41,7 @@ pub struct Named {
 }
 
 /// The name an operation asks for, before length limits and de-duplication.
-pub fn wanted_name(op: &Operation<'_>, style: NameStyle) -> String {
+pub fn wanted_name(op: &Identity<'_>, style: NameStyle) -> String {
     let from_id = op
         .operation_id
         .map(|id| styled(id, style))
@@ -52,7 +52,7 @@ pub fn wanted_name(op: &Operation<'_>, style: NameStyle) -> String {
         } else {
             style
         };
-        let name = styled(&method_path_words(op.method, &op.path), style);
+        let name = styled(&method_path_words(op.method, op.path), style);
         if name.is_empty() {
             op.method.key().to_string()
         } else {

@@ -29,13 +29,14 @@ pub(crate) fn halves<T: Sync, R: Send>(
 }
 
 /// `f` over two runs of `items` of about equal weight (the second starts where half the total
-/// weight is behind), the second run on another thread; its result is `None` if that thread
-/// panicked, for callers that then do the work another way (the parsers: plainly, for the error).
+/// weight is behind), the second run on another thread; its result is `Err` (with the panic) if
+/// that thread panicked, for callers that then do the work another way (the parsers: plainly,
+/// for the error).
 pub(crate) fn halves_by_weight<T: Sync, R: Send>(
     items: &[T],
     weight: impl Fn(&T) -> usize,
     f: impl Fn(&[T]) -> R + Sync,
-) -> (R, Option<R>) {
+) -> (R, std::thread::Result<R>) {
     let total: usize = items.iter().map(&weight).sum();
     let mut behind = 0;
     let cut = items
@@ -48,7 +49,7 @@ pub(crate) fn halves_by_weight<T: Sync, R: Send>(
     let (first, second) = items.split_at(cut);
     std::thread::scope(|scope| {
         let second = scope.spawn(|| f(second));
-        (f(first), second.join().ok())
+        (f(first), second.join())
     })
 }
 
@@ -70,7 +71,7 @@ mod tests {
     fn halves_by_weight_cut_where_half_the_weight_is_behind() {
         let items = [10usize, 1, 1, 1, 10];
         let (first, second) = super::halves_by_weight(&items, |&w| w, |xs: &[usize]| xs.to_vec());
-        assert_eq!((first, second), (vec![10, 1, 1], Some(vec![1, 10])));
+        assert_eq!((first, second.ok()), (vec![10, 1, 1], Some(vec![1, 10])));
         let (_, panicked) = super::halves_by_weight(
             &items,
             |&w| w,
@@ -78,6 +79,6 @@ mod tests {
                 assert!(xs[0] != 1, "the second run panics");
             },
         );
-        assert_eq!(panicked, None);
+        assert!(panicked.is_err());
     }
 }

@@ -82,14 +82,9 @@ fn plan_and_workers<'d>(
     if wanted <= 1 {
         return Ok((Plan::new(doc, options, hints)?, 1));
     }
-    let (plan, clash) = if doc.is_lazy() {
-        // The plan reads every path item, and sees their references on the way.
-        let plan = Plan::new(doc, options, hints)?;
-        let clash = match plan.clash {
-            Some(clash) => clash,
-            None => crate::schema::names_clash(&plan.doc().root),
-        };
-        (plan, clash)
+    let (plan, clash) = if let Some(paths) = &doc.lazy {
+        // Opening the document read every path item, and saw their references on the way.
+        (Plan::new(doc, options, hints)?, paths.clash())
     } else {
         let (plan, clash) = std::thread::scope(|scope| {
             let clash = scope.spawn(|| crate::schema::names_clash(&doc.root));

@@ -8,7 +8,8 @@ use openapi_mcp::{Options, load, stream};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// The file `stream::convert_to` writes for `doc` (or its error), and whether `doc` was lazy.
+/// The file `stream::convert_to` writes for `doc` (or its error), and whether `doc` was read
+/// lazily (and never parsed whole).
 fn convert(
     doc: openapi_mcp::Result<load::Document>,
     options: &Options,
@@ -16,16 +17,26 @@ fn convert(
 ) -> (String, bool) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("tools.json");
-    let lazy = doc.as_ref().is_ok_and(load::Document::is_lazy);
+    let mut lazy = false;
     let written = doc.and_then(|doc| {
         stream::convert_to(&doc, options, None, Shape::Mcp, Some(&out), threads)?;
+        lazy = doc.is_lazy() && !doc.parsed_whole();
         Ok(std::fs::read_to_string(&out).unwrap())
     });
     (written.unwrap_or_else(|e| format!("error: {e}")), lazy)
 }
 
-/// Convert `path` whole and lazily (whatever its size); the outputs must be equal. Returns the
-/// output and whether the lazy read kept the path items as text.
+/// The tools `convert_document` gives (as `emit::render` writes them), or its error.
+fn listed(doc: openapi_mcp::Result<load::Document>, options: &Options) -> String {
+    let rendered = doc.and_then(|doc| {
+        let conversion = openapi_mcp::convert_document(&doc, options)?;
+        openapi_mcp::emit::render(&conversion.tools, openapi_mcp::emit::Format::Json)
+    });
+    rendered.unwrap_or_else(|e| format!("error: {e}"))
+}
+
+/// Convert `path` whole and lazily (whatever its size); the outputs (or errors) must be equal.
+/// Returns the output and whether the lazy conversion kept the path items as text throughout.
 fn same_both_ways(path: &Path, options: &Options) -> (String, bool) {
     let (whole, _) = convert(load::load_file(path), options, None);
     let (lazy, was_lazy) = convert(load::load_lazy(path, 0), options, None);
@@ -34,19 +45,13 @@ fn same_both_ways(path: &Path, options: &Options) -> (String, bool) {
         "{}: lazy output differs:\nwhole: {whole:.300}\nlazy:  {lazy:.300}",
         path.display()
     );
-    // The library's one-tool-at-a-time conversion of a lazy document agrees.
-    if let Ok(doc) = load::load_lazy(path, 0) {
-        let listed = openapi_mcp::convert_document(&doc, options)
-            .and_then(|c| openapi_mcp::emit::render(&c.tools, openapi_mcp::emit::Format::Json));
-        if let (Ok(listed), false) = (listed, whole.starts_with("error: ")) {
-            assert_eq!(
-                listed,
-                whole,
-                "{}: convert_document differs",
-                path.display()
-            );
-        }
-    }
+    // The library's one-tool-at-a-time conversion agrees too.
+    assert_eq!(
+        listed(load::load_file(path), options),
+        listed(load::load_lazy(path, 0), options),
+        "{}: convert_document differs",
+        path.display()
+    );
     (whole, was_lazy)
 }
 
@@ -157,12 +162,9 @@ fn references_into_paths_or_to_other_files_read_the_whole_tree() {
     paths["/cats"] =
         json!({"get": {"responses": {"200": {"$ref": "#/paths/~1pets/get/responses/200"}}}});
     let (out, lazy) = check(&doc_with(paths, json!({})));
-    assert!(
-        lazy,
-        "the reference is inside a path item, seen only when the plan reads it"
-    );
+    assert!(!lazy, "the reference is seen when the document is opened");
     assert!(out.contains("\"name\":\"get_cats\""), "{out}");
-    // The same reference from `components`, percent-encoded, is seen at once.
+    // The same reference from `components`, percent-encoded.
     let mut paths = pets();
     paths["/cats"] = json!({"get": {"responses": {"200": {"$ref": "#/components/responses/Ok"}}}});
     let extra = json!({"components": {"responses": {"Ok": {"$ref": "#/p%61ths/~1pets/get/responses/200"}}}});
@@ -188,7 +190,7 @@ fn errors_are_those_of_the_whole_tree() {
     paths["/broken"] = json!({"get": {"parameters": "not a list", "responses": {}}});
     let (out, lazy) = check(&doc_with(paths, json!({})));
     assert!(
-        lazy && out.contains("/paths/~1broken/get/parameters"),
+        !lazy && out.contains("/paths/~1broken/get/parameters"),
         "{out}"
     );
     // The document's servers are read before the paths.
@@ -317,4 +319,84 @@ fn the_command_line_streams_a_large_document_lazily() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8(out.stdout).unwrap() == whole);
+}
+
+/// `x-` members of `paths` are extensions: no tools, whatever they hold (their references still
+/// count).
+#[test]
+fn extensions_in_paths_are_not_paths() {
+    let mut paths = pets();
+    paths["x-internal"] =
+        json!({"get": {"operationId": "secret", "responses": {"200": {"description": "ok"}}}});
+    paths["x-note"] = json!("text");
+    paths["x-list"] = json!([1, {"$ref": "#/components/schemas/Pet"}]);
+    let (out, lazy) = check(&doc_with(paths.clone(), json!({})));
+    assert!(lazy, "{out}");
+    assert!(
+        !out.contains("secret") && out.contains("list_pets"),
+        "{out}"
+    );
+    // A reference into `paths` from an extension is still seen.
+    paths["x-list"] = json!([{"$ref": "#/paths/~1pets"}]);
+    let (_, lazy) = check(&doc_with(paths, json!({})));
+    assert!(!lazy);
+}
+
+/// A `$ref` that is not a JSON pointer (`#name`, any characters) is not found, read either way;
+/// `#` (the whole document) is.
+#[test]
+fn references_that_are_not_pointers_are_not_found_either_way() {
+    for r in ["#é", "#", "#x/y", "#%C3%A9"] {
+        let extra = json!({"components": {"schemas": {"X": {"$ref": r}}}});
+        check(&doc_with(pets(), extra));
+        let mut paths = pets();
+        paths["/e"] = json!({"get": {"responses": {"200": {"description": "ok",
+            "content": {"application/json": {"schema": {"$ref": r}}}}}}});
+        let (out, _) = check(&doc_with(paths, json!({})));
+        // `#` is the whole document, which is found (and read whole).
+        assert!(out.starts_with("error: ") || r == "#", "{r}: {out}");
+        let mut paths = pets();
+        paths["/e"] = json!({"get": {"responses": {"200": {"description": "ok",
+            "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/Pet"}],
+                "discriminator": {"propertyName": "k", "mapping": {"a": r}}}}}}}}});
+        check(&doc_with(paths, json!({})));
+    }
+}
+
+/// The command line on a document of over 4 MiB (read lazily when streamed), with a path item
+/// that references a missing file: the error is the whole read's, reported before anything else
+/// (an option out of range, an output folder that does not exist).
+#[test]
+fn load_errors_come_first_on_the_command_line() {
+    let mut paths = pets();
+    paths["/a"] = json!({"$ref": "missing.json"});
+    let mut doc = json!({"x-pad": "a".repeat(openapi_mcp::lazy::MIN_LAZY)});
+    for (k, v) in doc_with(paths, json!({})).as_object().unwrap() {
+        doc[k] = v.clone();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_openapi-mcp"))
+            .arg("convert")
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let missing = dir.path().join("no/such/folder/tools.json");
+    for args in [
+        vec![],
+        vec!["--max-name-len", "1"],
+        vec!["-o", missing.to_str().unwrap()],
+    ] {
+        let (code, stderr) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("missing.json"), "{args:?}: {stderr}");
+        // The same as the whole read (`--format yaml` reads the document whole).
+        let (_, whole) = run(&[&args[..], &["--format", "yaml"]].concat());
+        assert_eq!(stderr, whole, "{args:?}");
+    }
 }

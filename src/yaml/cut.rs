@@ -54,7 +54,7 @@ pub(super) fn parse(text: &str, threshold: usize, chunk: usize) -> Option<Value>
     let mut runs = Vec::new();
     collect(&pieces, &mut runs);
     let (first, second) = crate::par::halves_by_weight(&runs, |(t, _)| t.len(), parse_runs);
-    let mut maps = first?.into_iter().chain(second??);
+    let mut maps = first?.into_iter().chain(second.ok()??);
     let root = assemble(pieces, &mut maps)?;
     Some(Value::Object(root))
 }
