@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 /// From this size on, [`crate::load::load_file_lazy`] keeps path items as text. Below it the
 /// whole tree is small, and parsing path items twice would only cost time.
-pub const MIN_LAZY: usize = 4 << 20;
+pub const MIN_LAZY: usize = 16 << 20;
 
 /// The path items of a document, as text.
 pub struct Paths {
