@@ -284,6 +284,17 @@ fn read_document(spec: &str) -> Result<crate::load::Document> {
     }
 }
 
+/// Read SPEC for the streaming conversion: a large JSON document need not be held whole (see
+/// [`crate::load::load_file_lazy`]).
+fn read_streamed(spec: &str) -> Result<crate::load::Document> {
+    if spec == "-" {
+        let (name, bytes) = read_spec(spec)?;
+        crate::load::parse_lazy(&name, bytes)
+    } else {
+        crate::load::load_file_lazy(Path::new(spec))
+    }
+}
+
 /// Convert a document, print its notes, and apply a hints file when given.
 fn convert_loaded(
     doc: &crate::load::Document,
@@ -309,12 +320,8 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
     let whole = args.check || format != Format::Json;
     let doc = if whole {
         read_document(&args.spec)?
-    } else if args.spec == "-" {
-        let (name, bytes) = read_spec(&args.spec)?;
-        crate::load::parse_lazy(&name, bytes)?
     } else {
-        // Streamed: a large JSON document need not be held whole.
-        crate::load::load_file_lazy(Path::new(&args.spec))?
+        read_streamed(&args.spec)?
     };
     let status = if whole {
         // The whole list is needed: to compare it, or to indent it.
@@ -453,4 +460,21 @@ fn review(args: &ReviewArgs) -> Result<i32> {
     let findings = crate::lint::lint(&tools, options);
     print(&crate::report::render(&title, &tools, &findings))?;
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `convert` streams a large JSON document without holding it whole.
+    #[test]
+    fn streaming_reads_a_large_document_lazily() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let pad = "a".repeat(crate::lazy::MIN_LAZY);
+        let doc = serde_json::json!({"x-pad": pad, "openapi": "3.0.3",
+            "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {"responses": {}}}}});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let spec = path.to_str().unwrap();
+        assert!(super::read_streamed(spec).unwrap().is_lazy());
+        assert!(!super::read_document(spec).unwrap().is_lazy());
+    }
 }

@@ -3,8 +3,8 @@
 //! A parsed JSON tree takes about eight times the bytes of its text, and in a large document
 //! nearly all of those bytes are `paths` (41.7 of Microsoft Graph beta's 47 MB). So for the
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
-//! its range of the text. When the document is opened, every path item is parsed once (two
-//! halves on two threads), its references checked, its operations read as the model reads them,
+//! its range of the text. When the document is opened, every path item is parsed once (on two
+//! threads from 1,024 items), its references checked, its operations read as the model reads them,
 //! and its tree dropped; what names and filters each operation is kept. Each tool's builder
 //! parses its path item again. Only the rest of the document (`components`, ...) and one path
 //! item per builder are ever held as trees.

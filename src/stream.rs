@@ -1,5 +1,6 @@
 //! Stream: `convert` building and writing at once. Worker threads build tools in chunks (each
-//! with its own schema converter) and render them as JSON lines; the calling thread writes the
+//! with its own schema converter, all sharing one registry of definitions) and render them as
+//! JSON lines; the calling thread writes the
 //! chunks in document order as they arrive. The list is never held whole, writing overlaps
 //! converting, and the bytes are those of [`crate::emit::write_as`] with `--format json`,
 //! whatever the number of workers.
@@ -21,12 +22,12 @@ const CHUNK: usize = 16;
 /// Chunks that may be built ahead of the one being written, per worker.
 const AHEAD: usize = 4;
 /// Most worker threads by default (more than two gained nothing measurable on Microsoft Graph
-/// beta with two cores; each worker converts the definitions it needs once more).
+/// beta with two cores).
 const MAX_WORKERS: usize = 4;
 /// Most worker threads asked for with `--threads`.
 pub const MAX_THREADS: usize = 64;
-/// Fewer tools than this are built by one worker: a second would mostly repeat the first's
-/// definitions.
+/// Fewer tools than this are built by one worker: a second costs a thread and contention for
+/// the shared definitions, for little to share out.
 const MIN_PARALLEL_TOOLS: usize = 8 * CHUNK;
 
 /// A chunk of tools built and rendered as `--format json` lines (or the first error).
@@ -272,5 +273,49 @@ impl Window {
         self.closed.store(true, Ordering::Relaxed);
         drop(_guard);
         self.moved.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, json};
+
+    /// 300 operations; with `clash`, the first 16 reference `A B` and the rest `A_B`, which want
+    /// the same `$defs` name.
+    fn document(clash: bool) -> String {
+        let mut paths = Map::new();
+        for i in 0..300 {
+            let target = if clash && i < 16 { "A%20B" } else { "A_B" };
+            paths.insert(
+                format!("/r{i}"),
+                json!({"post": {"operationId": format!("op{i}"),
+                "requestBody": {"content": {"application/json": {"schema":
+                    {"$ref": format!("#/components/schemas/{target}")}}}},
+                "responses": {"200": {"description": "ok"}}}}),
+            );
+        }
+        json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths,
+            "components": {"schemas": {"A B": {"type": "string"}, "A_B": {"type": "integer"}}}})
+        .to_string()
+    }
+
+    /// Names that depend on the order of conversion make one worker build every tool, whether
+    /// the document is read whole or with its path items as text (where the clash is found
+    /// only in path items).
+    #[test]
+    fn a_names_clash_means_one_worker() {
+        let options = crate::Options::default();
+        for clash in [false, true] {
+            let text = document(clash);
+            let whole = crate::load::parse("t.json", text.as_bytes()).unwrap();
+            let lazy = crate::lazy::open("t.json", None, text).unwrap();
+            assert!(lazy.is_lazy());
+            for doc in [&whole, &lazy] {
+                let (plan, workers) =
+                    super::plan_and_workers(doc, &options, None, Some(4)).unwrap();
+                assert_eq!(plan.len(), 300);
+                assert_eq!(workers, if clash { 1 } else { 4 }, "clash: {clash}");
+            }
+        }
     }
 }

@@ -248,6 +248,15 @@ fn nesting_near_the_limit_reads_the_whole_tree() {
         );
         check_text(&text);
     }
+    // Beside `paths`, at the top level.
+    for levels in [124, 125, 126, 127, 128] {
+        let text = format!(
+            r#"{{"openapi": "3.0.0", "info": {{"title": "t", "version": "1"}}, "paths": {{"/a": {{"get": {{"responses": {{}}}}}}}}, "x-deep": {}}}"#,
+            deep(levels)
+        );
+        let (out, lazy) = check_text(&text);
+        assert_eq!(lazy, !out.starts_with("error: "), "{levels}: {out}");
+    }
 }
 
 /// References in different path items that want the same `$defs` name: the plan must see them
@@ -259,8 +268,8 @@ fn clashing_definition_names_in_path_items_are_found() {
     schemas.insert("A_B".into(), json!({"type": "integer"}));
     let mut paths = serde_json::Map::new();
     for i in 0..300 {
-        // One converter names `A B` first (`A_B`), then `A_B` (`A_B_2`); a second converter
-        // starting at a later chunk would meet `A_B` first.
+        // Converted in order, `A B` is named first (`A_B`), then `A_B` (`A_B_2`); a second
+        // worker starting at a later chunk could meet `A_B` first.
         let target = if i < 16 { "A%20B" } else { "A_B" };
         paths.insert(
             format!("/r{i}"),
@@ -369,7 +378,7 @@ fn references_that_are_not_pointers_are_not_found_either_way() {
     }
 }
 
-/// The command line on a document of over 4 MiB (read lazily when streamed), with a path item
+/// The command line on a document of over 16 MiB (read lazily when streamed), with a path item
 /// that references a missing file: the error is the whole read's, reported before anything else
 /// (an option out of range, an output folder that does not exist).
 #[test]

@@ -27,9 +27,13 @@ impl Converter<'_> {
     pub(super) fn register(&mut self, reference: &str, at: &str) -> Result<(usize, Arc<str>)> {
         refs::check_local(self.file, reference, at)?;
         let pointer = canonical_pointer(reference);
-        let known = self.registry().by_pointer.get(&pointer).copied();
-        if let Some(id) = known {
-            return Ok((id, self.name_of(id)));
+        let known = {
+            let registry = self.registry();
+            let id = registry.by_pointer.get(&pointer).copied();
+            id.map(|id| (id, registry.names[id].clone()))
+        };
+        if let Some(known) = known {
+            return Ok(known);
         }
         if refs::lookup(self.root, reference).is_none() {
             return Err(Error::at(

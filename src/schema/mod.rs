@@ -148,8 +148,8 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// The shared registry (a panic elsewhere while it was held cannot leave it half changed:
-    /// every change is one insertion).
+    /// The shared registry. A poisoned lock is taken over: nothing that can panic runs while a
+    /// registration's four insertions are made (short of running out of memory, which aborts).
     fn registry(&self) -> MutexGuard<'_, Registry> {
         self.registry.lock().unwrap_or_else(PoisonError::into_inner)
     }
