@@ -12,22 +12,11 @@
 //! options and once keeping only `GET` operations. The two files, or the two error messages,
 //! must be the same. Exits 1 on any difference or panic.
 
-use openapi_mcp::{Options, emit::Shape, load, stream};
-use std::path::{Path, PathBuf};
+#[path = "common/corpus.rs"]
+mod corpus;
 
-fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            documents(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-}
+use openapi_mcp::{Options, emit::Shape, load, stream};
+use std::path::Path;
 
 /// The file `convert_to` writes for `doc`, or its error.
 fn convert(
@@ -44,25 +33,15 @@ fn convert(
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(root) = args.first() else {
-        eprintln!("usage: lazy_parity CORPUS_DIR [--every K]");
-        std::process::exit(2);
-    };
-    let every: usize = match args.iter().position(|a| a == "--every") {
-        Some(i) => args.get(i + 1).and_then(|k| k.parse().ok()).unwrap_or(1),
-        None => 1,
-    };
-    let mut paths = Vec::new();
-    documents(Path::new(root), &mut paths);
-    paths.sort();
+    let (root, every) = corpus::args("lazy_parity");
+    let paths = corpus::documents(&root);
     let dir = tempfile::tempdir().expect("a temporary folder");
     let (whole_out, lazy_out) = (dir.path().join("whole.json"), dir.path().join("lazy.json"));
     let mut get_only = Options::default();
     get_only.filter.methods = vec![openapi_mcp::model::Method::Get];
     let started = std::time::Instant::now();
     let (mut runs, mut lazy, mut errors, mut failures) = (0, 0, 0, Vec::new());
-    for path in paths.iter().step_by(every.max(1)) {
+    for path in paths.iter().step_by(every) {
         for (kind, options) in [("default", &Options::default()), ("GET only", &get_only)] {
             runs += 1;
             let checked = std::panic::catch_unwind(|| {
@@ -87,14 +66,9 @@ fn main() {
     }
     println!(
         "lazy_parity: {runs} conversions of {} documents, {lazy} read lazily, {errors} errors (the same both ways), {} differences, {:.0} s",
-        paths.len().div_ceil(every.max(1)),
+        paths.len().div_ceil(every),
         failures.len(),
         started.elapsed().as_secs_f64()
     );
-    for failure in failures.iter().take(20) {
-        println!("  {failure}");
-    }
-    if !failures.is_empty() {
-        std::process::exit(1);
-    }
+    corpus::exit_on(&failures);
 }

@@ -12,21 +12,8 @@
 //! slow path (`yaml_serde::Value`, merge keys, conversion), key order included. Exits 1 on any
 //! difference or panic.
 
-use std::path::{Path, PathBuf};
-
-fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            documents(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-}
+#[path = "common/corpus.rs"]
+mod corpus;
 
 fn variants(yaml: String) -> Vec<(&'static str, String)> {
     let crlf = yaml.replace('\n', "\r\n");
@@ -66,21 +53,11 @@ fn quote_key(line: &str) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(root) = args.first() else {
-        eprintln!("usage: yaml_parity CORPUS_DIR [--every K]");
-        std::process::exit(2);
-    };
-    let every: usize = match args.iter().position(|a| a == "--every") {
-        Some(i) => args.get(i + 1).and_then(|k| k.parse().ok()).unwrap_or(1),
-        None => 1,
-    };
-    let mut paths = Vec::new();
-    documents(Path::new(root), &mut paths);
-    paths.sort();
+    let (root, every) = corpus::args("yaml_parity");
+    let paths = corpus::documents(&root);
     let started = std::time::Instant::now();
     let (mut texts, mut parsed, mut split, mut failures) = (0, 0, 0, Vec::new());
-    for path in paths.iter().step_by(every.max(1)) {
+    for path in paths.iter().step_by(every) {
         let Ok(bytes) = std::fs::read(path) else {
             continue;
         };
@@ -116,14 +93,9 @@ fn main() {
     }
     println!(
         "yaml_parity: {texts} texts from {} documents, {parsed} valid YAML, {split} cut into runs, {} differences, {:.0} s",
-        paths.len().div_ceil(every.max(1)),
+        paths.len().div_ceil(every),
         failures.len(),
         started.elapsed().as_secs_f64()
     );
-    for failure in failures.iter().take(20) {
-        println!("  {failure}");
-    }
-    if !failures.is_empty() {
-        std::process::exit(1);
-    }
+    corpus::exit_on(&failures);
 }

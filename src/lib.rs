@@ -242,6 +242,16 @@ impl<'d> Plan<'d> {
                 naming::MIN_NAME_LEN
             )));
         }
+        let plan = |head, operations, count| Plan {
+            doc,
+            options,
+            hints,
+            head,
+            operations,
+            count,
+            selected: Vec::new(),
+            registry: Default::default(),
+        };
         if let Some(paths) = &doc.lazy {
             // Opening the document read every path item without error, as `model::read` would.
             let head = model::read_head(doc)?;
@@ -252,7 +262,7 @@ impl<'d> Plan<'d> {
                 .map(|(item, op)| (Pick::Lazy(item, op.method), wanted(&op, options)))
                 .unzip();
             let count = paths.operations().count();
-            return Plan::named(doc, options, hints, head, Vec::new(), count, picks, wanted);
+            return plan(head, Vec::new(), count).named(picks, wanted);
         }
         let api = model::read(doc)?;
         let filter = options.filter.compile()?;
@@ -276,46 +286,20 @@ impl<'d> Plan<'d> {
         };
         let count = api.operations.len();
         let picks = kept.into_iter().map(Pick::Read).collect();
-        Plan::named(
-            doc,
-            options,
-            hints,
-            head,
-            api.operations,
-            count,
-            picks,
-            wanted,
-        )
+        plan(head, api.operations, count).named(picks, wanted)
     }
 
-    /// The plan of `picks`, which want the names `wanted`.
-    #[allow(clippy::too_many_arguments)]
-    fn named(
-        doc: &'d load::Document,
-        options: &'d Options,
-        hints: Option<&'d review::HintsFile>,
-        head: model::Head<'d>,
-        operations: Vec<model::Operation<'d>>,
-        count: usize,
-        picks: Vec<Pick>,
-        wanted: Vec<(String, String)>,
-    ) -> Result<Self> {
-        let names = naming::assign(&wanted, options.max_name_len, options.name_style);
-        if let Some(hints) = hints {
+    /// The plan with `picks` selected, which want the names `wanted` (with `hints`, checked
+    /// against the names they get).
+    fn named(mut self, picks: Vec<Pick>, wanted: Vec<(String, String)>) -> Result<Self> {
+        let names = naming::assign(&wanted, self.options.max_name_len, self.options.name_style);
+        if let Some(hints) = self.hints {
             let known: std::collections::HashSet<&str> =
                 names.iter().map(|n| n.name.as_str()).collect();
             hints.check_names(|name| known.contains(name))?;
         }
-        Ok(Plan {
-            doc,
-            options,
-            hints,
-            head,
-            operations,
-            count,
-            selected: picks.into_iter().zip(names).collect(),
-            registry: Default::default(),
-        })
+        self.selected = picks.into_iter().zip(names).collect();
+        Ok(self)
     }
 
     /// How many tools the plan builds.
