@@ -30,8 +30,9 @@ use std::sync::OnceLock;
 pub const MIN_LAZY: usize = 16 << 20;
 
 /// The path items of a document, as text.
+#[derive(Clone)]
 pub struct Paths {
-    /// The whole document (without a byte order mark).
+    /// The whole document.
     text: String,
     /// The members of `paths`, in order.
     items: Vec<Item>,
@@ -69,19 +70,6 @@ impl std::fmt::Debug for Paths {
             .field("items", &self.items.len())
             .field("source", &self.source)
             .finish_non_exhaustive()
-    }
-}
-
-impl Clone for Paths {
-    fn clone(&self) -> Self {
-        Paths {
-            text: self.text.clone(),
-            items: self.items.clone(),
-            ops: self.ops.clone(),
-            clash: self.clash,
-            source: self.source.clone(),
-            whole: self.whole.clone(),
-        }
     }
 }
 

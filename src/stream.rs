@@ -1,9 +1,8 @@
 //! Stream: `convert` building and writing at once. Worker threads build tools in chunks (each
 //! with its own schema converter, all sharing one registry of definitions) and render them as
-//! JSON lines; the calling thread writes the
-//! chunks in document order as they arrive. The list is never held whole, writing overlaps
-//! converting, and the bytes are those of [`crate::emit::write_as`] with `--format json`,
-//! whatever the number of workers.
+//! JSON lines; the calling thread writes the chunks in document order as they arrive. The list
+//! is never held whole, writing overlaps converting, and the bytes are those of
+//! [`crate::emit::write_as`] with `--format json`, whatever the number of workers.
 
 use crate::emit::{JsonLines, Shape, write_line};
 use crate::error::{Error, Result};
