@@ -197,8 +197,9 @@ pub fn convert_each(
 }
 
 /// What a conversion builds: the operations the filter keeps, in document order, each with its
-/// final tool name. Tools can then be built in any order, by any number of [`Builder`]s: tool
-/// `i` comes out the same.
+/// final tool name. Tools can then be built in any order, by any number of [`Builder`]s (which
+/// share the plan's definitions): tool `i` comes out the same, unless two references want the
+/// same `$defs` name (see [`schema::names_clash`]); then names follow the order of building.
 pub(crate) struct Plan<'d> {
     doc: &'d load::Document,
     options: &'d Options,
