@@ -105,16 +105,11 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>)> {
         return None;
     }
     let (root, items) = split(text)?;
-    let version = match root.get("openapi") {
-        Some(Value::String(v)) => match v.trim().split('.').take(2).collect::<Vec<_>>()[..] {
-            ["3", "0"] => SpecVersion::OpenApi30,
-            ["3", "1"] => SpecVersion::OpenApi31,
-            ["3", "2"] => SpecVersion::OpenApi32,
-            _ => return None,
-        },
-        _ => return None,
-    };
     let root = Value::Object(root);
+    // Swagger 2.0 is upgraded as a whole; an unknown version is the whole read's error.
+    let version = crate::load::detect_version("", &root)
+        .ok()
+        .filter(|v| *v != SpecVersion::Swagger2)?;
     let mut followable = true;
     crate::schema::each_reference(&root, |r| followable &= is_followable(r));
     followable.then_some((version, root, items))
@@ -225,6 +220,11 @@ impl Paths {
             };
             (op.item, identity)
         })
+    }
+
+    /// How many operations the document has.
+    pub(crate) fn operation_count(&self) -> usize {
+        self.ops.len()
     }
 
     /// Whether two references in the document want the same `$defs` name.

@@ -262,7 +262,7 @@ impl<'d> Plan<'d> {
                 .filter(|(_, op)| filter.keeps(op))
                 .map(|(item, op)| (Pick::Lazy(item, op.method), wanted(&op, options)))
                 .unzip();
-            let count = paths.operations().count();
+            let count = paths.operation_count();
             return plan(head, Vec::new(), count).named(picks, wanted);
         }
         let api = model::read(doc)?;

@@ -77,13 +77,7 @@ impl Document {
 
 /// Read a document from a file, joining the files its relative `$ref`s reach (see `bundle`).
 pub fn load_file(path: &std::path::Path) -> Result<Document> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let file = path.display().to_string();
-    let root = parse_tree(&file, &bytes)?;
-    from_tree(&file, crate::bundle::bundle(path, root)?)
+    load_lazy(path, usize::MAX)
 }
 
 /// Read a document as [`load_file`] does, except that a JSON document of
@@ -212,7 +206,7 @@ pub(crate) fn strip_position(message: &str) -> String {
     }
 }
 
-fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
+pub(crate) fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
     let Some(obj) = root.as_object() else {
         return Err(input(
             file,
