@@ -242,9 +242,41 @@ pub(crate) fn read_path_item<'a>(
     only: Option<Method>,
 ) -> Result<Vec<Operation<'a>>> {
     let mut out = Vec::new();
-    let at = format!("/paths/{}", escape_token(path));
+    let at = At::Text("/paths").key(path);
     Reader { doc }.path_item(path, item, &at, servers, only, &mut out)?;
     Ok(out)
+}
+
+/// Where a node is, as a JSON pointer written out only for a message: reading an operation
+/// passes a dozen of them down, and nearly every one goes unused.
+#[derive(Clone, Copy)]
+enum At<'p> {
+    /// A pointer already written out (where a `$ref` led, or a fixed place).
+    Text(&'p str),
+    /// A member of the node at the parent.
+    Key(&'p At<'p>, &'p str),
+    /// An element of the array at the parent.
+    Index(&'p At<'p>, usize),
+}
+
+impl<'p> At<'p> {
+    fn key(&'p self, key: &'p str) -> At<'p> {
+        At::Key(self, key)
+    }
+
+    fn index(&'p self, i: usize) -> At<'p> {
+        At::Index(self, i)
+    }
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Text(t) => f.write_str(t),
+            At::Key(parent, key) => write!(f, "{parent}/{}", escape_token(key)),
+            At::Index(parent, i) => write!(f, "{parent}/{i}"),
+        }
+    }
 }
 
 /// The JSON type name of `v`, for messages.
@@ -271,49 +303,59 @@ impl<'a> Reader<'a> {
         Error::at(&self.doc.file, pointer, message)
     }
 
-    fn object(&self, v: &'a Value, pointer: &str) -> Result<&'a Map<String, Value>> {
-        v.as_object()
-            .ok_or_else(|| self.err(pointer, format!("expected an object, found {}", kind(v))))
+    fn object(&self, v: &'a Value, at: &At) -> Result<&'a Map<String, Value>> {
+        v.as_object().ok_or_else(|| {
+            self.err(
+                &at.to_string(),
+                format!("expected an object, found {}", kind(v)),
+            )
+        })
     }
 
-    fn opt_str(&self, obj: &'a Map<String, Value>, key: &str, at: &str) -> Result<Option<&'a str>> {
+    fn opt_str(&self, obj: &'a Map<String, Value>, key: &str, at: &At) -> Result<Option<&'a str>> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
             Some(other) => Err(self.err(
-                &format!("{at}/{key}"),
+                &at.key(key).to_string(),
                 format!("`{key}` must be a string, found {}", kind(other)),
             )),
         }
     }
 
-    fn opt_bool(&self, obj: &Map<String, Value>, key: &str, at: &str) -> Result<Option<bool>> {
+    fn opt_bool(&self, obj: &Map<String, Value>, key: &str, at: &At) -> Result<Option<bool>> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             // "true"/"false" strings are a common slip; accept them rather than refuse the document.
             Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
             Some(other) => Err(self.err(
-                &format!("{at}/{key}"),
+                &at.key(key).to_string(),
                 format!("`{key}` must be a boolean, found {}", kind(other)),
             )),
         }
     }
 
     /// An optional array field: absent or null is empty, anything else but an array is an error.
-    fn opt_array(&self, v: Option<&'a Value>, what: &str, at: &str) -> Result<&'a [Value]> {
+    fn opt_array(&self, v: Option<&'a Value>, what: &str, at: &At) -> Result<&'a [Value]> {
         match v {
             None | Some(Value::Null) => Ok(&[]),
             Some(Value::Array(items)) => Ok(items),
             Some(other) => Err(self.err(
-                at,
+                &at.to_string(),
                 format!("`{what}` must be an array, found {}", kind(other)),
             )),
         }
     }
 
-    fn follow(&self, v: &'a Value, at: &str) -> Result<(&'a Value, String)> {
-        refs::follow(&self.doc.file, &self.doc.root, v, at)
+    /// `v`, or the node its `$ref` (chain) leads to, with the pointer to that node when it is
+    /// not `at`.
+    fn follow(&self, v: &'a Value, at: &At) -> Result<(&'a Value, Option<String>)> {
+        if refs::ref_of(v).is_none() {
+            return Ok((v, None));
+        }
+        let (target, pointer) = refs::follow(&self.doc.file, &self.doc.root, v, &at.to_string())?;
+        Ok((target, Some(pointer)))
     }
 
     fn api(&self) -> Result<Api<'a>> {
@@ -322,7 +364,7 @@ impl<'a> Reader<'a> {
             None | Some(Value::Null) => Vec::new(),
             Some(paths) => {
                 let paths: Vec<(&'a String, &'a Value)> = self
-                    .object(paths, "/paths")?
+                    .object(paths, &At::Text("/paths"))?
                     .iter()
                     .filter(|(path, _)| !path.starts_with("x-"))
                     .collect();
@@ -339,24 +381,25 @@ impl<'a> Reader<'a> {
     }
 
     fn root(&self) -> Result<&'a Map<String, Value>> {
-        self.object(&self.doc.root, "")
+        self.object(&self.doc.root, &At::Text(""))
     }
 
     fn head(&self) -> Result<Head<'a>> {
         let root = self.root()?;
+        let info_at = At::Text("/info");
         let info = match root.get("info") {
-            Some(v) => Some(self.object(v, "/info")?),
+            Some(v) => Some(self.object(v, &info_at)?),
             None => None,
         };
         let title = match info {
-            Some(i) => self.opt_str(i, "title", "/info")?.unwrap_or(""),
+            Some(i) => self.opt_str(i, "title", &info_at)?.unwrap_or(""),
             None => "",
         };
         let version = match info {
-            Some(i) => self.opt_str(i, "version", "/info")?.unwrap_or(""),
+            Some(i) => self.opt_str(i, "version", &info_at)?.unwrap_or(""),
             None => "",
         };
-        let servers = self.servers(root.get("servers"), "/servers")?;
+        let servers = self.servers(root.get("servers"), &At::Text("/servers"))?;
         let webhooks = match root.get("webhooks") {
             Some(Value::Object(m)) => m.len(),
             _ => 0,
@@ -378,9 +421,16 @@ impl<'a> Reader<'a> {
     ) -> Result<Vec<Operation<'a>>> {
         let read = |paths: &[(&'a String, &'a Value)]| -> Result<Vec<Operation<'a>>> {
             let mut out = Vec::new();
+            let paths_at = At::Text("/paths");
             for (path, item) in paths {
-                let at = format!("/paths/{}", escape_token(path));
-                self.path_item(path, item, &at, root_servers, None, &mut out)?;
+                self.path_item(
+                    path,
+                    item,
+                    &paths_at.key(path),
+                    root_servers,
+                    None,
+                    &mut out,
+                )?;
             }
             Ok(out)
         };
@@ -395,16 +445,17 @@ impl<'a> Reader<'a> {
         &self,
         path: &str,
         item: &'a Value,
-        at: &str,
+        at: &At,
         root_servers: &[String],
         only: Option<Method>,
         out: &mut Vec<Operation<'a>>,
     ) -> Result<()> {
-        let (item, item_at) = self.follow(item, at)?;
+        let (item, led) = self.follow(item, at)?;
+        let item_at = led.as_deref().map_or(*at, At::Text);
         let item = self.object(item, &item_at)?;
-        let shared = self.parameters(item.get("parameters"), &format!("{item_at}/parameters"))?;
+        let shared = self.parameters(item.get("parameters"), &item_at.key("parameters"))?;
         let path_servers = match item.get("servers") {
-            Some(s) => self.servers(Some(s), &format!("{item_at}/servers"))?,
+            Some(s) => self.servers(Some(s), &item_at.key("servers"))?,
             None => root_servers.to_vec(),
         };
         for method in Method::ALL {
@@ -414,7 +465,7 @@ impl<'a> Reader<'a> {
             let Some(op) = item.get(method.key()) else {
                 continue;
             };
-            let op_at = format!("{item_at}/{}", method.key());
+            let op_at = item_at.key(method.key());
             out.push(self.operation(method, path, op, &op_at, &shared, &path_servers)?);
         }
         Ok(())
@@ -425,12 +476,12 @@ impl<'a> Reader<'a> {
         method: Method,
         path: &str,
         op: &'a Value,
-        at: &str,
+        at: &At,
         shared: &[Parameter<'a>],
         path_servers: &[String],
     ) -> Result<Operation<'a>> {
         let obj = self.object(op, at)?;
-        let own = self.parameters(obj.get("parameters"), &format!("{at}/parameters"))?;
+        let own = self.parameters(obj.get("parameters"), &at.key("parameters"))?;
         // Operation-level parameters override path-level ones with the same name and location.
         let mut parameters: Vec<Parameter<'a>> = shared
             .iter()
@@ -443,24 +494,23 @@ impl<'a> Reader<'a> {
         parameters.extend(own);
 
         let tags = self
-            .opt_array(obj.get("tags"), "tags", &format!("{at}/tags"))?
+            .opt_array(obj.get("tags"), "tags", &at.key("tags"))?
             .iter()
             .filter_map(Value::as_str)
             .collect();
         let servers = match obj.get("servers") {
-            Some(s) => self.servers(Some(s), &format!("{at}/servers"))?,
+            Some(s) => self.servers(Some(s), &at.key("servers"))?,
             None => path_servers.to_vec(),
         };
         let body = match obj.get("requestBody") {
             None | Some(Value::Null) => None,
-            Some(b) => self.request_body(b, &format!("{at}/requestBody"))?,
+            Some(b) => self.request_body(b, &at.key("requestBody"))?,
         };
-        let (response, has_success) =
-            self.success(obj.get("responses"), &format!("{at}/responses"))?;
+        let (response, has_success) = self.success(obj.get("responses"), &at.key("responses"))?;
         let mut hints = Vec::new();
         for source in ["x-speakeasy-mcp", "x-mcp-annotations"] {
             if let Some(v) = obj.get(source) {
-                hints.push(self.hint_override(source, v, &format!("{at}/{source}"))?);
+                hints.push(self.hint_override(source, v, &at.key(source))?);
             }
         }
         Ok(Operation {
@@ -483,11 +533,11 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn parameters(&self, list: Option<&'a Value>, at: &str) -> Result<Vec<Parameter<'a>>> {
+    fn parameters(&self, list: Option<&'a Value>, at: &At) -> Result<Vec<Parameter<'a>>> {
         let items = self.opt_array(list, "parameters", at)?;
         let mut out: Vec<Parameter<'a>> = Vec::with_capacity(items.len());
         for (i, p) in items.iter().enumerate() {
-            if let Some(p) = self.parameter(p, &format!("{at}/{i}"))? {
+            if let Some(p) = self.parameter(p, &at.index(i))? {
                 // A later duplicate (same name and location) replaces the earlier one.
                 out.retain(|q| !(q.name == p.name && q.location == p.location));
                 out.push(p);
@@ -496,12 +546,13 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    fn parameter(&self, p: &'a Value, at: &str) -> Result<Option<Parameter<'a>>> {
-        let (p, at) = self.follow(p, at)?;
+    fn parameter(&self, p: &'a Value, at: &At) -> Result<Option<Parameter<'a>>> {
+        let (p, led) = self.follow(p, at)?;
+        let at = led.as_deref().map_or(*at, At::Text);
         let obj = self.object(p, &at)?;
         let name = self
             .opt_str(obj, "name", &at)?
-            .ok_or_else(|| self.err(&at, "parameter has no `name`"))?;
+            .ok_or_else(|| self.err(&at.to_string(), "parameter has no `name`"))?;
         let location = match self.opt_str(obj, "in", &at)? {
             Some("path") => ParamIn::Path,
             Some("query") | Some("querystring") => ParamIn::Query,
@@ -509,11 +560,13 @@ impl<'a> Reader<'a> {
             Some("cookie") => ParamIn::Cookie,
             Some(other) => {
                 return Err(self.err(
-                    &format!("{at}/in"),
+                    &at.key("in").to_string(),
                     format!("unknown parameter location {other:?}"),
                 ));
             }
-            None => return Err(self.err(&at, format!("parameter {name:?} has no `in`"))),
+            None => {
+                return Err(self.err(&at.to_string(), format!("parameter {name:?} has no `in`")));
+            }
         };
         // OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored.
         if location == ParamIn::Header
@@ -526,7 +579,7 @@ impl<'a> Reader<'a> {
             (Some(s), _) => (Some(s), None),
             (None, Some(Value::Object(content))) => match content.iter().next() {
                 Some((media, m)) => {
-                    let m = self.object(m, &format!("{at}/content/{}", escape_token(media)))?;
+                    let m = self.object(m, &at.key("content").key(media))?;
                     (m.get("schema"), Some(media.clone()))
                 }
                 None => (None, None),
@@ -549,7 +602,7 @@ impl<'a> Reader<'a> {
                 "cookie" => "cookie",
                 other => {
                     return Err(self.err(
-                        &format!("{at}/style"),
+                        &at.key("style").to_string(),
                         format!("unknown parameter style {other:?}"),
                     ));
                 }
@@ -575,20 +628,22 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    fn request_body(&self, b: &'a Value, at: &str) -> Result<Option<RequestBody<'a>>> {
-        let (b, at) = self.follow(b, at)?;
+    fn request_body(&self, b: &'a Value, at: &At) -> Result<Option<RequestBody<'a>>> {
+        let (b, led) = self.follow(b, at)?;
+        let at = led.as_deref().map_or(*at, At::Text);
         let obj = self.object(b, &at)?;
+        let content_at = at.key("content");
         let content = match obj.get("content") {
             None | Some(Value::Null) => return Ok(None),
-            Some(c) => self.object(c, &format!("{at}/content"))?,
+            Some(c) => self.object(c, &content_at)?,
         };
         let Some((media, entry)) = content.iter().min_by_key(|(media, _)| body_rank(media)) else {
             return Ok(None);
         };
-        let entry_at = format!("{at}/content/{}", escape_token(media));
+        let entry_at = content_at.key(media);
         let entry = self.object(entry, &entry_at)?;
         let encoding = match entry.get("encoding") {
-            Some(e) => Some(self.object(e, &format!("{entry_at}/encoding"))?),
+            Some(e) => Some(self.object(e, &entry_at.key("encoding"))?),
             None => None,
         };
         Ok(Some(RequestBody {
@@ -604,7 +659,7 @@ impl<'a> Reader<'a> {
     fn success(
         &self,
         responses: Option<&'a Value>,
-        at: &str,
+        at: &At,
     ) -> Result<(Option<Response<'a>>, bool)> {
         let responses = match responses {
             None | Some(Value::Null) => return Ok((None, false)),
@@ -617,12 +672,14 @@ impl<'a> Reader<'a> {
         codes.sort_by_key(|(code, _)| success_order(code));
         let has_success = !codes.is_empty();
         for (code, r) in codes {
-            let (r, r_at) = self.follow(r, &format!("{at}/{}", escape_token(code)))?;
+            let code_at = at.key(code);
+            let (r, led) = self.follow(r, &code_at)?;
+            let r_at = led.as_deref().map_or(code_at, At::Text);
             let r = self.object(r, &r_at)?;
             let Some(content) = r.get("content") else {
                 continue;
             };
-            let content = self.object(content, &format!("{r_at}/content"))?;
+            let content = self.object(content, &r_at.key("content"))?;
             let best = content
                 .iter()
                 .filter_map(|(media, m)| Some((json_rank(media)?, media, m)))
@@ -643,11 +700,11 @@ impl<'a> Reader<'a> {
         Ok((None, has_success))
     }
 
-    fn servers(&self, list: Option<&'a Value>, at: &str) -> Result<Vec<String>> {
+    fn servers(&self, list: Option<&'a Value>, at: &At) -> Result<Vec<String>> {
         let items = self.opt_array(list, "servers", at)?;
         let mut out = Vec::new();
         for (i, s) in items.iter().enumerate() {
-            let s_at = format!("{at}/{i}");
+            let s_at = at.index(i);
             let obj = self.object(s, &s_at)?;
             let Some(url) = self.opt_str(obj, "url", &s_at)? else {
                 continue;
@@ -671,15 +728,13 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    fn hint_override(&self, source: &'static str, v: &'a Value, at: &str) -> Result<HintOverride> {
+    fn hint_override(&self, source: &'static str, v: &'a Value, at: &At) -> Result<HintOverride> {
         let obj = self.object(v, at)?;
         // x-speakeasy-mcp keeps hints either at its top level or under `annotations`.
+        let a_at = at.key("annotations");
         let (obj, at) = match obj.get("annotations") {
-            Some(a) => {
-                let a_at = format!("{at}/annotations");
-                (self.object(a, &a_at)?, a_at)
-            }
-            None => (obj, at.to_string()),
+            Some(a) => (self.object(a, &a_at)?, a_at),
+            None => (obj, *at),
         };
         Ok(HintOverride {
             source,
