@@ -85,12 +85,11 @@ fn best_of_both<T>(
 }
 
 /// What `openapi-mcp convert PATH -o OUT` does (tools built on a thread per core, written in
-/// order on this one). The document
-/// is returned so that the caller frees it outside the timed part, as the command line skips
-/// freeing it at exit.
+/// order on this one). The document and the definitions the tools shared are returned so that
+/// the caller frees them outside the timed part, as the command line skips freeing them at exit.
 fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
     let doc = openapi_mcp::load::load_file_lazy(path).expect("loads");
-    let summary = openapi_mcp::stream::convert_to(
+    let (summary, definitions) = openapi_mcp::stream::convert_keeping(
         &doc,
         &openapi_mcp::Options::default(),
         None,
@@ -98,10 +97,10 @@ fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
         Some(out),
         None,
     )
-    .expect("converts")
-    .expect("a file is never closed early");
+    .expect("converts");
+    let summary = summary.expect("a file is never closed early");
     let written = std::fs::metadata(out).map_or(0, |m| m.len() as usize);
-    (summary.operations, written, doc)
+    (summary.operations, written, (doc, definitions))
 }
 
 fn peak_rss_kib() -> u64 {

@@ -31,6 +31,9 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
         queue: Vec::new(),
         files: Vec::new(),
     };
+    if all_local(&root) {
+        return Ok(root);
+    }
     // References back into the root document become plain local references.
     if let Ok(canonical) = root_path.canonicalize() {
         b.keys.insert(canonical, String::new());
@@ -60,6 +63,45 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
     }
     map.insert(BUNDLE_KEY.into(), Value::Object(bundled));
     Ok(root)
+}
+
+/// Whether every `$ref` of the root file is local (`#...`, or empty), so that bundling leaves it
+/// as it is: the common case, found by reading the tree (on two threads for a large one) rather
+/// than by the rewriting walk.
+fn all_local(root: &Value) -> bool {
+    let local = |r: &str| r.is_empty() || r.starts_with('#');
+    let Value::Object(top) = root else {
+        // Not a document: the walk's errors come first, as ever.
+        return false;
+    };
+    // The members of the top-level members (each path item, each group of components, ...), so
+    // that the two halves share the work whatever the document's layout.
+    let mut parts: Vec<&Value> = Vec::new();
+    for (key, member) in top {
+        match member {
+            Value::String(r) if key == "$ref" && !local(r) => return false,
+            Value::Object(m) => {
+                for (key, x) in m {
+                    match x {
+                        Value::String(r) if key == "$ref" && !local(r) => return false,
+                        _ => parts.push(x),
+                    }
+                }
+            }
+            Value::Array(items) => parts.extend(items),
+            _ => {}
+        }
+    }
+    let part = |parts: &[&Value]| {
+        parts.iter().all(|p| {
+            let mut all = true;
+            crate::schema::each_reference(p, |r| all &= local(r));
+            all
+        })
+    };
+    crate::par::halves(&parts, crate::par::MIN_ITEMS, part)
+        .into_iter()
+        .all(|all| all)
 }
 
 struct Bundler {

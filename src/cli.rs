@@ -343,7 +343,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         std::mem::forget(conversion);
         status
     } else {
-        let summary = crate::stream::convert_to(
+        let (summary, definitions) = crate::stream::convert_keeping(
             &doc,
             &options,
             hints.as_ref(),
@@ -354,6 +354,8 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         for n in summary.iter().flat_map(|s| &s.notices) {
             eprintln!("openapi-mcp: note: {n}");
         }
+        // Not freed either, as the document below.
+        std::mem::forget(definitions);
         0
     };
     // The process ends here: freeing the document (millions of small allocations for a large

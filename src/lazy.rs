@@ -4,7 +4,7 @@
 //! nearly all of those bytes are `paths` (41.7 of Microsoft Graph beta's 47 MB). So for the
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
 //! its range of the text. When the document is opened, every path item is parsed once (on two
-//! threads from 1,024 items), its references checked, its operations read as the model reads them,
+//! threads from 128 items), its references checked, its operations read as the model reads them,
 //! and its tree dropped; what names and filters each operation is kept. Each tool's builder
 //! parses its path item again. Only the rest of the document (`components`, ...) and one path
 //! item per builder are ever held as trees.
@@ -19,6 +19,8 @@ use crate::error::{Result, unescape_token};
 use crate::json::{MAX_DEPTH, Members, nesting, trim};
 use crate::load::{Document, SpecVersion};
 use crate::model::{self, Identity, Method};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -117,33 +119,70 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>)> {
 
 /// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
 fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
-    let Members(members) = serde_json::from_str(text).ok()?;
+    let Top(members) = serde_json::from_str(text).ok()?;
     let mut root = Map::new();
     let mut items = None;
-    for (key, raw) in members {
-        let raw = trim(raw.get());
-        if root.contains_key(&key) || (key == "paths" && items.is_some()) {
+    for (key, member) in members {
+        if root.contains_key(&key) {
             return None;
         }
-        if key == "paths" {
-            items = Some(path_items(text, raw)?);
-            root.insert(key, Value::Object(Map::new()));
-        } else {
-            if nesting(raw) > MAX_DEPTH - 1 {
-                return None;
+        match member {
+            Member::Paths(members) if items.is_none() => {
+                items = Some(path_items(text, members)?);
+                root.insert(key, Value::Object(Map::new()));
             }
-            root.insert(key, serde_json::from_str(raw).ok()?);
+            Member::Paths(_) => return None,
+            Member::Raw(raw) => {
+                let raw = trim(raw.get());
+                if nesting(raw) > MAX_DEPTH - 1 {
+                    return None;
+                }
+                root.insert(key, serde_json::from_str(raw).ok()?);
+            }
         }
     }
     Some((root, items?))
 }
 
-/// The members of `paths` (the object `raw`, a slice of `text`) as ranges of `text`.
-fn path_items(text: &str, raw: &str) -> Option<Vec<Item>> {
-    if !raw.starts_with('{') {
-        return None;
+/// The top-level members of a document as raw text, but `paths` as its members: the text is
+/// scanned once (a `paths` that is not an object fails, and the document is read whole).
+struct Top<'a>(Vec<(String, Member<'a>)>);
+
+enum Member<'a> {
+    Raw(&'a RawValue),
+    Paths(Vec<(String, &'a RawValue)>),
+}
+
+impl<'de> Deserialize<'de> for Top<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = Top<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<Top<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = m.next_key::<String>()? {
+                    let member = if key == "paths" {
+                        Member::Paths(m.next_value::<Members<'de>>()?.0)
+                    } else {
+                        Member::Raw(m.next_value()?)
+                    };
+                    out.push((key, member));
+                }
+                Ok(Top(out))
+            }
+        }
+        d.deserialize_map(Each)
     }
-    let Members(members) = serde_json::from_str(raw).ok()?;
+}
+
+/// The members of `paths` (raw parts of `text`) as ranges of `text`.
+fn path_items(text: &str, members: Vec<(String, &RawValue)>) -> Option<Vec<Item>> {
     let mut keys = HashSet::with_capacity(members.len());
     let mut items = Vec::with_capacity(members.len());
     for (path, value) in members {

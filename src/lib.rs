@@ -257,11 +257,15 @@ impl<'d> Plan<'d> {
             // Opening the document read every path item without error, as `model::read` would.
             let head = model::read_head(doc)?;
             let filter = options.filter.compile()?;
-            let (picks, wanted) = paths
+            let kept: Vec<(usize, model::Identity)> = paths
                 .operations()
                 .filter(|(_, op)| filter.keeps(op))
-                .map(|(item, op)| (Pick::Lazy(item, op.method), wanted(&op, options)))
-                .unzip();
+                .collect();
+            let wanted = wanted_names(&kept, |(_, op)| op, options);
+            let picks = kept
+                .iter()
+                .map(|(item, op)| Pick::Lazy(*item, op.method))
+                .collect();
             let count = paths.operation_count();
             return plan(head, Vec::new(), count).named(picks, wanted);
         }
@@ -270,15 +274,9 @@ impl<'d> Plan<'d> {
         let kept: Vec<usize> = (0..api.operations.len())
             .filter(|&i| filter.keeps(&api.operations[i].identity()))
             .collect();
-        let wanted_names = |kept: &[usize]| -> Vec<(String, String)> {
-            kept.iter()
-                .map(|&i| wanted(&api.operations[i].identity(), options))
-                .collect()
-        };
-        let wanted: Vec<(String, String)> = par::halves(&kept, par::MIN_ITEMS, wanted_names)
-            .into_iter()
-            .flatten()
-            .collect();
+        let identities: Vec<model::Identity> =
+            kept.iter().map(|&i| api.operations[i].identity()).collect();
+        let wanted = wanted_names(&identities, |op| op, options);
         let head = model::Head {
             title: api.title,
             version: api.version,
@@ -301,6 +299,11 @@ impl<'d> Plan<'d> {
         }
         self.selected = picks.into_iter().zip(names).collect();
         Ok(self)
+    }
+
+    /// The definitions the plan's builders shared, the rest of the plan freed.
+    pub(crate) fn into_registry(self) -> std::sync::Arc<std::sync::Mutex<schema::Registry>> {
+        self.registry
     }
 
     /// How many tools the plan builds.
@@ -382,6 +385,22 @@ fn wanted(op: &model::Identity<'_>, options: &Options) -> (String, String) {
         name
     };
     (name, format!("{} {}", op.method.as_str(), op.path))
+}
+
+/// The names `items` want (see [`wanted`]), each operation's found by `identity`, in order;
+/// on two threads for many operations.
+fn wanted_names<T: Sync>(
+    items: &[T],
+    identity: impl Fn(&T) -> &model::Identity<'_> + Sync,
+    options: &Options,
+) -> Vec<(String, String)> {
+    let part = |items: &[T]| -> Vec<(String, String)> {
+        items.iter().map(|x| wanted(identity(x), options)).collect()
+    };
+    par::halves(items, par::MIN_ITEMS, part)
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// A path item read once for the plan and again to build its tool read differently: the
