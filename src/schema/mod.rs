@@ -244,7 +244,12 @@ impl<'a> Converter<'a> {
         let target = refs::lookup_pointer(root, &pointer)
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
         let mut c = self.convert(target, dir, &pointer)?;
-        c.size = json_size(&c.value);
+        // Rendered now: its length is the size the budget counts, and `--format json` (the
+        // default) copies the text into every tool that carries the definition.
+        let text = serde_json::value::to_raw_value(&c.value)
+            .map_err(|e| Error::at(self.file, &pointer, format!("cannot render: {e}")))?;
+        c.size = text.get().len();
+        c.compact = OnceLock::from(text);
         // Another converter may have converted it meanwhile, alike; the first one is kept.
         Ok(self
             .registry()
