@@ -53,12 +53,74 @@ fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
     if text.len() < threshold || !text.starts_with('{') || depth >= MAX_SPLIT_DEPTH {
         return Some(Piece::Raw(text, depth));
     }
+    if depth == 0 {
+        // The members that are large in practice are read as members in the same scan; any
+        // other member over the threshold is scanned again.
+        let members = open_members(text, |key| BIG.contains(&key)).ok()?;
+        let members = members
+            .into_iter()
+            .map(|(k, member)| {
+                let piece = match member {
+                    Member::Raw(raw) => split(trim(raw.get()), threshold, 1)?,
+                    Member::Opened(members) => Piece::Object(
+                        members
+                            .into_iter()
+                            .map(|(k, v)| (k, Piece::Raw(trim(v.get()), 2)))
+                            .collect(),
+                    ),
+                };
+                Some((k, piece))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Piece::Object(members));
+    }
     let Members(members) = serde_json::from_str(text).ok()?;
     let members = members
         .into_iter()
         .map(|(k, v)| Some((k, split(trim(v.get()), threshold, depth + 1)?)))
         .collect::<Option<Vec<_>>>()?;
     Some(Piece::Object(members))
+}
+
+/// Top-level members that hold most of a document's bytes, and are objects.
+const BIG: &[&str] = &["paths", "components", "definitions"];
+
+/// A member of an object, as raw text or, opened, as its own members.
+pub(crate) enum Member<'a> {
+    Raw(&'a RawValue),
+    Opened(Vec<(String, &'a RawValue)>),
+}
+
+/// The members of the object `text`, in order, repeated keys kept: as raw text, but those whose
+/// key `open` accepts as their own members, in one scan. An opened member that is not an object
+/// is an error.
+pub(crate) fn open_members<'a>(
+    text: &'a str,
+    open: impl Fn(&str) -> bool,
+) -> serde_json::Result<Vec<(String, Member<'a>)>> {
+    struct Each<F>(F);
+    impl<'de, F: Fn(&str) -> bool> Visitor<'de> for Each<F> {
+        type Value = Vec<(String, Member<'de>)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(key) = m.next_key::<String>()? {
+                let member = if (self.0)(&key) {
+                    Member::Opened(m.next_value::<Members<'de>>()?.0)
+                } else {
+                    Member::Raw(m.next_value()?)
+                };
+                out.push((key, member));
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let members = de.deserialize_map(Each(open))?;
+    de.end()?;
+    Ok(members)
 }
 
 /// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
@@ -169,6 +231,27 @@ mod tests {
         collect(&tree, &mut raws);
         let values = parse_all(&raws)?;
         assemble(tree, &mut values.into_iter())
+    }
+
+    /// `paths`, `components` and `definitions` are read as members in the first scan; one that
+    /// is repeated keeps the last value at the first place, and one that is not an object makes
+    /// the whole text be parsed plainly.
+    #[test]
+    fn large_members_opened_in_one_scan_give_the_plain_tree() {
+        let text = r#"{"paths": {"/a": {"get": {}}, "/a": {"put": 1}}, "info": {"t": "x"},
+            "paths": {"/b": {}}, "components": {"schemas": {"S": {"type": "string"}}},
+            "definitions": {}}"#;
+        let plain: Value = serde_json::from_str(text).unwrap();
+        let split = split_parse(text).unwrap();
+        assert_eq!(
+            serde_json::to_string(&split).unwrap(),
+            serde_json::to_string(&plain).unwrap()
+        );
+        for not_an_object in [r#"{"paths": null}"#, r#"{"components": [1]}"#] {
+            assert_eq!(split_parse(not_an_object), None, "{not_an_object}");
+            let plain: Value = serde_json::from_str(not_an_object).unwrap();
+            assert_eq!(parse(not_an_object.as_bytes()).unwrap(), plain);
+        }
     }
 
     #[test]

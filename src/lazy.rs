@@ -16,10 +16,9 @@
 //! near the limit, and any error, which reading the whole tree then reports as usual.
 
 use crate::error::{Result, unescape_token};
-use crate::json::{MAX_DEPTH, Members, nesting, trim};
+use crate::json::{MAX_DEPTH, Member, nesting, open_members, trim};
 use crate::load::{Document, SpecVersion};
 use crate::model::{self, Identity, Method};
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -119,7 +118,7 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>)> {
 
 /// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
 fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
-    let Top(members) = serde_json::from_str(text).ok()?;
+    let members = open_members(text, |key| key == "paths").ok()?;
     let mut root = Map::new();
     let mut items = None;
     for (key, member) in members {
@@ -127,11 +126,11 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
             return None;
         }
         match member {
-            Member::Paths(members) if items.is_none() => {
+            Member::Opened(members) if items.is_none() => {
                 items = Some(path_items(text, members)?);
                 root.insert(key, Value::Object(Map::new()));
             }
-            Member::Paths(_) => return None,
+            Member::Opened(_) => return None,
             Member::Raw(raw) => {
                 let raw = trim(raw.get());
                 if nesting(raw) > MAX_DEPTH - 1 {
@@ -142,43 +141,6 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
         }
     }
     Some((root, items?))
-}
-
-/// The top-level members of a document as raw text, but `paths` as its members: the text is
-/// scanned once (a `paths` that is not an object fails, and the document is read whole).
-struct Top<'a>(Vec<(String, Member<'a>)>);
-
-enum Member<'a> {
-    Raw(&'a RawValue),
-    Paths(Vec<(String, &'a RawValue)>),
-}
-
-impl<'de> Deserialize<'de> for Top<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct Each;
-        impl<'de> Visitor<'de> for Each {
-            type Value = Top<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<Top<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(key) = m.next_key::<String>()? {
-                    let member = if key == "paths" {
-                        Member::Paths(m.next_value::<Members<'de>>()?.0)
-                    } else {
-                        Member::Raw(m.next_value()?)
-                    };
-                    out.push((key, member));
-                }
-                Ok(Top(out))
-            }
-        }
-        d.deserialize_map(Each)
-    }
 }
 
 /// The members of `paths` (raw parts of `text`) as ranges of `text`.
@@ -375,5 +337,8 @@ mod tests {
         assert_eq!(found, [("/a", r#"{"get": {}}"#), ("/b", "{}")]);
         assert!(lazy_root(r#"{"swagger": "2.0", "paths": {}}"#).is_none());
         assert!(lazy_root(r#"{"openapi": "3.0.0"}"#).is_none(), "no paths");
+        assert!(lazy_root(r#"{"openapi": "3.0.0", "paths": []}"#).is_none());
+        let twice = r#"{"openapi": "3.0.0", "paths": {}, "paths": {}}"#;
+        assert!(lazy_root(twice).is_none(), "repeated paths");
     }
 }
