@@ -91,9 +91,55 @@ impl Converter<'_> {
     }
 }
 
-/// Compact JSON size of `v` in bytes, without building the string.
+/// Compact JSON size of `v` in bytes (what `serde_json::to_vec` gives), counted from the tree
+/// without writing it: strings by their bytes plus what escaping adds, numbers as `serde_json`
+/// writes them. Every tool schema is measured against the budget, and writing it to count was a
+/// twentieth of a conversion (most of it escaping long descriptions byte by byte).
 pub fn json_size(v: &Value) -> usize {
-    compact_size(v)
+    match v {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => compact_size(n),
+        Value::String(s) => string_size(s),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(json_size).sum::<usize>()
+        }
+        Value::Object(m) => {
+            2 + m.len().saturating_sub(1)
+                + m.iter()
+                    .map(|(k, x)| string_size(k) + 1 + json_size(x))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// Bytes escaping adds to each byte of a string in `serde_json`'s output: `\"`, `\\` and the
+/// control characters with a short escape (`\b \t \n \f \r`) take two bytes, the other
+/// control characters six (`\u001f`); everything else, UTF-8 included, is written as it is.
+const ESCAPE_EXTRA: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = 5;
+        b += 1;
+    }
+    t[0x08] = 1;
+    t[0x09] = 1;
+    t[0x0A] = 1;
+    t[0x0C] = 1;
+    t[0x0D] = 1;
+    t[b'"' as usize] = 1;
+    t[b'\\' as usize] = 1;
+    t
+};
+
+/// Compact JSON size of a string: its quotes, its bytes and their escapes.
+fn string_size(s: &str) -> usize {
+    2 + s.len()
+        + s.bytes()
+            .map(|b| ESCAPE_EXTRA[b as usize] as usize)
+            .sum::<usize>()
 }
 
 /// Compact JSON size of anything serializable, counted without building the string.
@@ -278,4 +324,65 @@ fn stub(name: &str, def: &Value, why: &str) -> Value {
     };
     m.insert("description".into(), Value::String(text));
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_size;
+    use serde_json::{Value, json};
+
+    fn written(v: &Value) -> usize {
+        serde_json::to_vec(v).unwrap().len()
+    }
+
+    /// The count is the length `serde_json` writes, for every kind of value and every byte a
+    /// string can escape.
+    #[test]
+    fn sizes_are_the_written_lengths() {
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(-17),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1.5),
+            json!(-0.0),
+            json!(1e300),
+            json!(2.5e-8),
+            json!(""),
+            json!(every_ascii),
+            json!("é ü 𝄞 \u{7f} \u{2028}"),
+            json!([]),
+            json!({}),
+            json!([1, "a", null, [], {}]),
+            json!({"a\"b": {"c\n": [true, {"": 0.25}]}, "": "\u{1f}\\"}),
+        ];
+        for v in &values {
+            assert_eq!(json_size(v), written(v), "{v}");
+        }
+        let nested = json!({ "k": values.to_vec(), "again": {"list": values.to_vec()} });
+        assert_eq!(json_size(&nested), written(&nested));
+    }
+
+    /// And for every document in `specs/`, as whole trees.
+    #[test]
+    fn sizes_of_whole_specs() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue; // a folder
+            };
+            let Ok(v) = crate::load::parse_tree("spec", &bytes) else {
+                continue;
+            };
+            assert_eq!(json_size(&v), written(&v), "{}", path.display());
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} specs read");
+    }
 }
