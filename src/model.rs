@@ -354,7 +354,8 @@ impl<'a> Reader<'a> {
         if refs::ref_of(v).is_none() {
             return Ok((v, None));
         }
-        let (target, pointer) = refs::follow(&self.doc.file, &self.doc.root, v, &at.to_string())?;
+        let (target, pointer) =
+            refs::follow_from(&self.doc.file, &self.doc.root, v, &|| at.to_string())?;
         Ok((target, Some(pointer)))
     }
 

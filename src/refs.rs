@@ -81,25 +81,40 @@ pub fn follow<'a>(
     value: &'a Value,
     at: &str,
 ) -> Result<(&'a Value, String)> {
+    follow_from(file, root, value, &|| at.to_string())
+}
+
+/// [`follow`], with the pointer where `value` is found written out by `at` only when needed: for
+/// a message, or as the result when `value` is no reference.
+pub fn follow_from<'a>(
+    file: &str,
+    root: &'a Value,
+    value: &'a Value,
+    at: &dyn Fn() -> String,
+) -> Result<(&'a Value, String)> {
     let mut node = value;
-    let mut where_ = at.to_string();
+    // The reference that led to `node`, if any: `node` is found where it points.
+    let mut led: Option<&str> = None;
+    let where_ = |led: Option<&str>| led.map_or_else(at, |r| r[1..].to_string());
     for _ in 0..MAX_HOPS {
         let Some(reference) = ref_of(node) else {
-            return Ok((node, where_));
+            return Ok((node, where_(led)));
         };
-        check_local(file, reference, &where_)?;
+        if !reference.starts_with('#') {
+            check_local(file, reference, &where_(led))?;
+        }
         node = lookup(root, reference).ok_or_else(|| {
             Error::at(
                 file,
-                &where_,
+                &where_(led),
                 format!("`$ref` target {reference} does not exist"),
             )
         })?;
-        where_ = reference[1..].to_string();
+        led = Some(reference);
     }
     Err(Error::at(
         file,
-        at,
+        &at(),
         "`$ref` chain is circular or longer than 32 hops",
     ))
 }
