@@ -67,7 +67,8 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
 
 /// Whether every `$ref` of the root file is local (`#...`, or empty), so that bundling leaves it
 /// as it is: the common case, found by reading the tree (on two threads for a large one) rather
-/// than by the rewriting walk.
+/// than by the rewriting walk. Discriminator `mapping` values count too (the walk leaves them
+/// alone): a bare schema name there only means the walk runs, finding nothing to rewrite.
 fn all_local(root: &Value) -> bool {
     let local = |r: &str| r.is_empty() || r.starts_with('#');
     let Value::Object(top) = root else {

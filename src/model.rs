@@ -849,7 +849,8 @@ mod tests {
         for i in 0..2 * PARALLEL_PATHS {
             let item = match i {
                 10 => json!({"get": {"parameters": 5, "responses": {}}}),
-                1500 => json!({"get": 7}),
+                // In the second half, read at the same time.
+                i if i == PARALLEL_PATHS + 10 => json!({"get": 7}),
                 _ => json!({"get": {"responses": {}}}),
             };
             paths.insert(format!("/p{i}"), item);
