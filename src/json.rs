@@ -1,7 +1,8 @@
 //! JSON text -> tree, on two threads for a large document. The members of the top-level object
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
 //! document's bytes) in the same scan, which builds nothing; any other member over an eighth of
-//! the text is scanned again for its members. The raw parts are then parsed in two runs of about
+//! the text, and any member of those over an eighth (`components.schemas`), is scanned again
+//! for its members. The raw parts are then parsed in two runs of about
 //! equal size, one per thread, and the tree is put together in document order. The tree is the one
 //! a plain `serde_json` parse gives, duplicate keys included (the last value wins, at the first
 //! one's place), and so is the nesting limit (127 levels, counted from the document's root). On
@@ -17,8 +18,10 @@ use serde_json::{Map, Value};
 const MIN_SPLIT: usize = 1 << 20;
 /// The deepest nesting `serde_json` accepts.
 pub(crate) const MAX_DEPTH: usize = 127;
-/// How many levels are split into members: the top level and its members (`paths`).
-const MAX_SPLIT_DEPTH: usize = 2;
+/// How many levels are split into members: the top level, its members (`paths`) and, over the
+/// threshold, theirs (`components.schemas`, most of an OpenAPI 3 document's definitions: parsed
+/// as one part, it left one thread parsing alone for half of Stripe's parse).
+const MAX_SPLIT_DEPTH: usize = 3;
 
 /// Parse JSON text into a tree (see the module doc).
 pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
@@ -67,8 +70,8 @@ fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
                     Member::Opened(members) => Piece::Object(
                         members
                             .into_iter()
-                            .map(|(k, v)| (k, Piece::Raw(trim(v.get()), 2)))
-                            .collect(),
+                            .map(|(k, v)| Some((k, split(trim(v.get()), threshold, 2)?)))
+                            .collect::<Option<Vec<_>>>()?,
                     ),
                 };
                 Some((k, piece))
