@@ -2,11 +2,11 @@
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
 //! document's bytes) in the same scan, which builds nothing; any other member over an eighth of
 //! the text, and any member of those over an eighth (`components.schemas`), is scanned again
-//! for its members. The raw parts are then parsed in two runs of about
-//! equal size, one per thread, and the tree is put together in document order. The tree is the one
-//! a plain `serde_json` parse gives, duplicate keys included (the last value wins, at the first
-//! one's place), and so is the nesting limit (127 levels, counted from the document's root). On
-//! any failure the plain parse runs, and its error (with line and column) is the one reported.
+//! for its members. The raw parts are then parsed in two runs of about equal size, one per
+//! thread, and the tree is put together in document order. The tree is the one a plain
+//! `serde_json` parse gives, duplicate keys included (the last value wins, at the first one's
+//! place), and so is the nesting limit (127 levels, counted from the document's root). On any
+//! failure the plain parse runs, and its error (with line and column) is the one reported.
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;

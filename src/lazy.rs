@@ -122,15 +122,15 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
     let mut root = Map::new();
     let mut items = None;
     for (key, member) in members {
+        // A repeated key, `paths` included (it is in `root` as `{}`).
         if root.contains_key(&key) {
             return None;
         }
         match member {
-            Member::Opened(members) if items.is_none() => {
+            Member::Opened(members) => {
                 items = Some(path_items(text, members)?);
                 root.insert(key, Value::Object(Map::new()));
             }
-            Member::Opened(_) => return None,
             Member::Raw(raw) => {
                 let raw = trim(raw.get());
                 if nesting(raw) > MAX_DEPTH - 1 {

@@ -100,9 +100,7 @@ pub fn follow_from<'a>(
         let Some(reference) = ref_of(node) else {
             return Ok((node, where_(led)));
         };
-        if !reference.starts_with('#') {
-            check_local(file, reference, &where_(led))?;
-        }
+        check_local_at(file, reference, || where_(led))?;
         node = lookup(root, reference).ok_or_else(|| {
             Error::at(
                 file,
@@ -121,6 +119,11 @@ pub fn follow_from<'a>(
 
 /// Refuse references that leave the document.
 pub fn check_local(file: &str, reference: &str, at: &str) -> Result<()> {
+    check_local_at(file, reference, || at.to_string())
+}
+
+/// [`check_local`], with the pointer for the message written out only when it is needed.
+fn check_local_at(file: &str, reference: &str, at: impl FnOnce() -> String) -> Result<()> {
     if reference.starts_with('#') {
         return Ok(());
     }
@@ -129,7 +132,7 @@ pub fn check_local(file: &str, reference: &str, at: &str) -> Result<()> {
     } else {
         "`$ref` to another file could not be resolved"
     };
-    Err(Error::at(file, at, format!("{what}: {reference}")))
+    Err(Error::at(file, &at(), format!("{what}: {reference}")))
 }
 
 #[cfg(test)]
