@@ -2,8 +2,8 @@
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
 //! document's bytes) in the same scan, which builds nothing; any other member over an eighth of
 //! the text, and any member of those over an eighth (`components.schemas`), is scanned again
-//! for its members. The raw parts are then parsed in two runs of about equal size, one per
-//! thread, and the tree is put together in document order. The tree is the one a plain
+//! for its members. The raw parts are then parsed by two threads, each taking the next part not
+//! yet taken, and the tree is put together in document order. The tree is the one a plain
 //! `serde_json` parse gives, duplicate keys included (the last value wins, at the first one's
 //! place), and so is the nesting limit (127 levels, counted from the document's root). On any
 //! failure the plain parse runs, and its error (with line and column) is the one reported.
@@ -46,9 +46,8 @@ fn parse_split(text: &str) -> Option<Value> {
     let tree = split(trim(text), text.len() / 8, 0)?;
     let mut raws = Vec::new();
     collect(&tree, &mut raws);
-    let (first, second) = crate::par::halves_by_weight(&raws, |(t, _)| t.len(), parse_all);
-    let mut values = first?.into_iter().chain(second.ok()??);
-    assemble(tree, &mut values)
+    let values = crate::par::each_taken(&raws, |&(text, depth)| parse_part(text, depth))?;
+    assemble(tree, &mut values.into_iter())
 }
 
 /// Split `text` (at `depth`) into members when it is an object of `threshold` bytes or more,
@@ -140,16 +139,12 @@ fn collect<'a>(piece: &Piece<'a>, out: &mut Vec<(&'a str, usize)>) {
     }
 }
 
-/// Parse raw parts; `None` if one fails or nests deeper than the limit allows at its depth.
-fn parse_all(raws: &[(&str, usize)]) -> Option<Vec<Value>> {
-    raws.iter()
-        .map(|&(text, depth)| {
-            if depth > 0 && nesting(text) > MAX_DEPTH - depth {
-                return None;
-            }
-            serde_json::from_str(text).ok()
-        })
-        .collect()
+/// Parse a raw part; `None` if it fails or nests deeper than the limit allows at its depth.
+fn parse_part(text: &str, depth: usize) -> Option<Value> {
+    if depth > 0 && nesting(text) > MAX_DEPTH - depth {
+        return None;
+    }
+    serde_json::from_str(text).ok()
 }
 
 /// How deeply arrays and objects nest in JSON text (strings skipped, with `memchr`: most of a
@@ -234,7 +229,10 @@ mod tests {
         let tree = split(trim(text), 1, 0)?;
         let mut raws = Vec::new();
         collect(&tree, &mut raws);
-        let values = parse_all(&raws)?;
+        let values: Vec<Value> = raws
+            .iter()
+            .map(|&(text, depth)| parse_part(text, depth))
+            .collect::<Option<_>>()?;
         assemble(tree, &mut values.into_iter())
     }
 

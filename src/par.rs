@@ -1,6 +1,7 @@
-//! Par: running a function over the two halves of a list at once, for the sequential stages of a
-//! large conversion (parsing, reading operations, naming them). Results come back in order, so a
-//! caller that stops at the first error reports the one a single pass would.
+//! Par: running a function over the two halves of a list at once, or over its items taken in
+//! turn by two threads, for the sequential stages of a large conversion (parsing, reading
+//! operations, naming them). Results come back in order, so a caller that stops at the first
+//! error reports the one a single pass would.
 
 /// From this many items on, a sequential stage is worth splitting in two: a thread costs tens
 /// of microseconds, about what reading one path item's operations or naming a few operations
@@ -54,6 +55,59 @@ pub(crate) fn halves_by_weight<T: Sync, R: Send>(
     })
 }
 
+/// `f` over each item on two threads that each take the next item not yet taken, so that they
+/// finish together however unevenly the items cost (a JSON part dense in small objects parses
+/// several times slower per byte than one of long descriptions: cut in two halves by bytes,
+/// Kubernetes' parse left one thread idle for 40% of it). The results in order; `None` when `f`
+/// gave `None` for an item or the second thread panicked (the threads stop taking items after a
+/// failure). One thread does all of it when there is only one core or one item.
+pub(crate) fn each_taken<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Option<R> + Sync,
+) -> Option<Vec<R>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if items.len() < 2 || cores < 2 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let take = || {
+        let mut done = Vec::new();
+        while !failed.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            match f(item) {
+                Some(r) => done.push((i, r)),
+                None => failed.store(true, Ordering::Relaxed),
+            }
+        }
+        done
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(take);
+        (take(), second.join())
+    });
+    let second = second.ok()?;
+    if failed.into_inner() {
+        return None;
+    }
+    // Each thread's results are in order: merge the two runs.
+    let mut out = Vec::with_capacity(items.len());
+    let (mut a, mut b) = (first.into_iter().peekable(), second.into_iter().peekable());
+    loop {
+        let from_a = match (a.peek(), b.peek()) {
+            (Some((i, _)), Some((j, _))) => i < j,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let (_, r) = if from_a { a.next() } else { b.next() }?;
+        out.push(r);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -66,6 +120,35 @@ mod tests {
             .collect();
         assert_eq!(out, (0..10).map(|x| x * 2).collect::<Vec<_>>());
         assert_eq!(super::halves(&items, 11, |xs: &[u32]| xs.len()), vec![10]);
+    }
+
+    #[test]
+    fn each_taken_keeps_order_and_stops_at_a_failure() {
+        let items: Vec<u64> = (0..1000).collect();
+        // Uneven costs, so that the threads interleave.
+        let slow = |&x: &u64| {
+            let spin = if x % 7 == 0 { 20_000 } else { 10 };
+            Some(
+                (0..spin).fold(x, |a, b| std::hint::black_box(a ^ b))
+                    ^ (0..spin).fold(0, |a, b| a ^ b),
+            )
+        };
+        assert_eq!(super::each_taken(&items, slow), Some(items.clone()));
+        let fails_at_500 = |&x: &u64| (x != 500).then_some(x);
+        assert_eq!(super::each_taken(&items, fails_at_500), None);
+        assert_eq!(super::each_taken(&items[..1], fails_at_500), Some(vec![0]));
+        assert_eq!(super::each_taken(&[] as &[u64], fails_at_500), Some(vec![]));
+        // The spawned thread (unnamed, unlike a test's) panics at its first item, while the
+        // calling one is slow enough to leave it items.
+        let panics = |&x: &u64| -> Option<u64> {
+            assert!(
+                std::thread::current().name().is_some(),
+                "spawned thread panics"
+            );
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            Some(x)
+        };
+        assert_eq!(super::each_taken(&items, panics), None);
     }
 
     #[test]

@@ -81,7 +81,9 @@ pub fn convert_keeping(
         Ok(())
     };
     match file {
-        Some(file) => file.fill(pump)?,
+        Some(file) => {
+            file.fill(pump)?;
+        }
         None => to_stdout(&mut pump)?,
     }
     // Without an error and without the end of the list, standard output was closed.

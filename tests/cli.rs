@@ -193,6 +193,31 @@ fn output_file_permissions_are_those_of_a_plain_write() {
     assert_eq!(mode(&kept), 0o640);
 }
 
+/// Regenerating the same output leaves the file as it is (a build tool sees no change); other
+/// output replaces it.
+#[test]
+fn unchanged_output_leaves_the_file_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools.json");
+    let convert = |spec: &str| {
+        cmd()
+            .args(["convert", spec, "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::metadata(&out).unwrap().modified().unwrap()
+    };
+    let first = convert("specs/petstore.yaml");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(convert("specs/petstore.yaml"), first);
+    let content = std::fs::read(&out).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_ne!(convert("specs/collisions.yaml"), first);
+    assert_ne!(std::fs::read(&out).unwrap(), content);
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(files.len(), 1, "no temporary file left: {files:?}");
+}
+
 #[test]
 fn failed_run_keeps_the_old_output_file() {
     let dir = tempfile::tempdir().unwrap();
