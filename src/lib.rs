@@ -18,6 +18,7 @@
 pub mod bundle;
 pub mod check;
 pub mod cli;
+mod compact;
 pub mod emit;
 pub mod error;
 pub mod filter;

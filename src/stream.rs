@@ -4,7 +4,7 @@
 //! is never held whole, writing overlaps converting, and the bytes are those of
 //! [`crate::emit::write_as`] with `--format json`, whatever the number of workers.
 
-use crate::emit::{JsonLines, Shape, write_line};
+use crate::emit::{JsonLines, Shape, line_separator, write_line};
 use crate::error::{Error, Result};
 use crate::output::{AtomicFile, to_stdout};
 use crate::review::HintsFile;
@@ -30,11 +30,18 @@ pub const MAX_THREADS: usize = 64;
 /// the shared definitions, for little to share out.
 const MIN_PARALLEL_TOOLS: usize = 8 * CHUNK;
 
-/// A chunk of tools built and rendered as `--format json` lines (or the first error).
+/// A chunk of tools built and rendered as `--format json` lines, each after its separator, in
+/// one buffer (or the first error).
 struct Built {
     chunk: usize,
-    lines: Result<Vec<Vec<u8>>>,
+    tools: usize,
+    text: Result<Vec<u8>>,
 }
+
+/// Buffers the writer is done with, for the workers to fill again: a chunk's text is hundreds
+/// of kilobytes (Kubernetes: 370 KB for 16 tools), and a fresh buffer that size is a fresh
+/// mapping whose pages the kernel zeroes, then unmaps when the writer frees it.
+type Pool = Mutex<Vec<Vec<u8>>>;
 
 /// Convert `doc` and write the tools as `--format json` in `shape` to `output` (standard output
 /// when `None`), chunk by chunk as they are built. Nothing is written before the first tool, so
@@ -133,16 +140,17 @@ fn build_and_write(plan: &Plan<'_>, workers: usize, shape: Shape, w: &mut dyn Wr
     let next = AtomicUsize::new(0);
     let window = Window::new(workers * AHEAD);
     let (send, built) = std::sync::mpsc::sync_channel::<Built>(workers * AHEAD);
+    let pool = Pool::default();
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            let (send, next, window) = (send.clone(), &next, &window);
-            scope.spawn(move || work(plan, shape, chunks, next, window, send));
+            let (send, next, window, pool) = (send.clone(), &next, &window, &pool);
+            scope.spawn(move || work(plan, shape, chunks, (next, window, pool), send));
         }
         drop(send);
         // However writing ends (with an error, or a panic), stop the workers, who may be
         // waiting for room ahead: the scope waits for them.
         let _stop = CloseOnDrop(&window);
-        let written = write_in_order(chunks, &built, &window, shape, w);
+        let written = write_in_order(chunks, &built, (&window, &pool), shape, w);
         drop(built);
         written
     })
@@ -157,16 +165,15 @@ impl Drop for CloseOnDrop<'_> {
     }
 }
 
-/// One worker: take the next chunk, build its tools and render them (so the writer only copies
-/// bytes, and each tool is freed by the thread that allocated it: freeing across threads
+/// One worker: take the next chunk, build its tools and render them into a buffer from the
+/// pool (so the writer only copies bytes, and each tool is freed by the thread that allocated it: freeing across threads
 /// contends for the allocator's locks), send the lines. Stops at the end, at its first error, or
 /// when the writer is gone.
 fn work(
     plan: &Plan<'_>,
     shape: Shape,
     chunks: usize,
-    next: &AtomicUsize,
-    window: &Window,
+    (next, window, pool): (&AtomicUsize, &Window, &Pool),
     send: SyncSender<Built>,
 ) {
     // A panic here must not leave the writer waiting for this worker's chunk while the others
@@ -187,17 +194,22 @@ fn work(
         if chunk >= chunks || !window.wait_for(chunk) {
             return;
         }
-        let end = ((chunk + 1) * CHUNK).min(plan.len());
-        let lines: Result<Vec<Vec<u8>>> = (chunk * CHUNK..end)
-            .map(|i| {
-                let tool = plan.build(i, &mut builder)?;
-                let mut line = Vec::with_capacity(4096);
-                write_line(&mut line, &tool, shape)?;
-                Ok(line)
-            })
-            .collect();
-        let failed = lines.is_err();
-        if send.send(Built { chunk, lines }).is_err() || failed {
+        let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(plan.len()));
+        let mut text = pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default();
+        let built = (start..end).try_for_each(|i| {
+            let tool = plan.build(i, &mut builder)?;
+            text.extend_from_slice(line_separator(i));
+            write_line(&mut text, &tool, shape);
+            Ok(())
+        });
+        let failed = built.is_err();
+        let text = built.map(|()| text);
+        let tools = end - start;
+        if send.send(Built { chunk, tools, text }).is_err() || failed {
             return;
         }
     }
@@ -208,7 +220,7 @@ fn work(
 fn write_in_order(
     chunks: usize,
     built: &Receiver<Built>,
-    window: &Window,
+    (window, pool): (&Window, &Pool),
     shape: Shape,
     w: &mut dyn Write,
 ) -> Result<()> {
@@ -225,14 +237,17 @@ fn write_in_order(
             let b = built.recv().map_err(|_| stopped())?;
             waiting.insert(b.chunk, b);
         };
-        let lines = b.lines?;
+        let mut text = b.text?;
         if list.is_none() {
             // The list opens with its first tool, not before.
             list = Some(JsonLines::start(w.take().ok_or_else(stopped)?, shape)?);
         }
-        let out = list.as_mut().ok_or_else(stopped)?;
-        for line in &lines {
-            out.push_rendered(line)?;
+        list.as_mut()
+            .ok_or_else(stopped)?
+            .push_separated(&text, b.tools)?;
+        text.clear();
+        if let Ok(mut p) = pool.lock() {
+            p.push(text);
         }
         window.advance();
     }

@@ -143,7 +143,7 @@ fn string_size(s: &str) -> usize {
 }
 
 /// Compact JSON size of anything serializable, counted without building the string.
-pub fn compact_size(v: &impl serde::Serialize) -> usize {
+fn compact_size(v: &impl serde::Serialize) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

@@ -30,14 +30,12 @@ mod values;
 
 pub use defs::names_clash;
 pub(crate) use defs::{clash_among, each_reference};
-pub use limits::{Limits, compact_size, json_size};
-pub(crate) use output::CompactJson;
+pub use limits::{Limits, json_size};
 pub use output::Schema;
 
 use crate::error::{Error, Result};
 use crate::refs;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -62,7 +60,7 @@ pub struct Converted {
     /// use): a definition is shared by many tools
     /// (Microsoft Graph beta: 3,814 distinct definitions make up 83% of 214 MB of output), so
     /// `--format json` renders each once and copies the text.
-    compact: OnceLock<Box<RawValue>>,
+    compact: OnceLock<Box<str>>,
 }
 
 /// A copy renders its text again when needed (its `value` may be changed).
@@ -89,14 +87,20 @@ impl Converted {
 
     /// `value` as compact JSON, the same bytes `serde_json::to_writer` gives it (rendered on
     /// first use; `value` must not change after that, which holds for the shared definitions).
-    pub fn compact(&self) -> serde_json::Result<&RawValue> {
-        if let Some(text) = self.compact.get() {
-            return Ok(text);
-        }
-        let text = serde_json::value::to_raw_value(&self.value)?;
-        // Another thread may have rendered it meanwhile; the texts are equal.
-        Ok(self.compact.get_or_init(|| text))
+    /// Another thread may render it at the same time; the texts are equal.
+    pub fn compact(&self) -> &str {
+        self.compact.get_or_init(|| render(&self.value))
     }
+}
+
+/// `value` as compact JSON text.
+fn render(value: &Value) -> Box<str> {
+    let mut out = Vec::new();
+    crate::compact::write_value(&mut out, value);
+    // Only whole strings and ASCII punctuation were written: the bytes are UTF-8.
+    String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        .into_boxed_str()
 }
 
 /// Converts schemas of one document, caching each referenced definition per direction.
@@ -247,9 +251,8 @@ impl<'a> Converter<'a> {
         let mut c = self.convert(target, dir, &pointer)?;
         // Rendered now: its length is the size the budget counts, and `--format json` (the
         // default) copies the text into every tool that carries the definition.
-        let text = serde_json::value::to_raw_value(&c.value)
-            .map_err(|e| Error::at(self.file, &pointer, format!("cannot render: {e}")))?;
-        c.size = text.get().len();
+        let text = render(&c.value);
+        c.size = text.len();
         c.compact = OnceLock::from(text);
         // Another converter may have converted it meanwhile, alike; the first one is kept.
         Ok(self

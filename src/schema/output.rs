@@ -59,53 +59,59 @@ impl std::ops::Index<&str> for Schema {
 
 impl serde::Serialize for Schema {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        serialize(self, false, s)
+        serialize(self, s)
     }
 }
 
-/// A [`Schema`] for compact JSON (`serde_json::to_writer`) only: the same bytes, with each
-/// definition copied from its text rendered once ([`Converted::compact`]) instead of serialized
-/// again for every tool that carries it. Any other serializer (indented JSON, YAML) would get that
-/// text as it is: serialize the [`Schema`] itself there.
-pub(crate) struct CompactJson<'a>(pub &'a Schema);
-
-impl serde::Serialize for CompactJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        serialize(self.0, true, s)
+impl Schema {
+    /// Append the schema as compact JSON: the bytes `serde_json::to_writer` gives it, with each
+    /// definition copied from its text rendered once ([`Converted::compact`]) instead of written
+    /// again for every tool that carries it.
+    pub(crate) fn write_compact(&self, out: &mut Vec<u8>) {
+        let Value::Object(root) = &self.root else {
+            return crate::compact::write_value(out, &self.root);
+        };
+        if self.defs.is_empty() {
+            return crate::compact::write_object(out, root);
+        }
+        crate::compact::write_object(out, root);
+        // Reopen the object for `$defs`.
+        out.pop();
+        if !root.is_empty() {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"$defs\":{");
+        for (i, (k, c)) in self.defs.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            crate::compact::write_str(out, k);
+            out.push(b':');
+            out.extend_from_slice(c.compact().as_bytes());
+        }
+        out.extend_from_slice(b"}}");
     }
 }
 
-/// The root's keywords, then `$defs` (from their values, or from their rendered text).
-fn serialize<S: serde::Serializer>(
-    schema: &Schema,
-    rendered: bool,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    use serde::ser::{Error, SerializeMap};
+/// The root's keywords, then `$defs`.
+fn serialize<S: serde::Serializer>(schema: &Schema, s: S) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
     let Value::Object(root) = &schema.root else {
         return schema.root.serialize(s);
     };
     if schema.defs.is_empty() {
         return root.serialize(s);
     }
-    struct Defs<'a>(&'a [(Arc<str>, Arc<Converted>)], bool);
+    struct Defs<'a>(&'a [(Arc<str>, Arc<Converted>)]);
     impl serde::Serialize for Defs<'_> {
         fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(self.0.len()))?;
-            for (k, c) in self.0 {
-                if self.1 {
-                    m.serialize_entry(&**k, c.compact().map_err(S::Error::custom)?)?;
-                } else {
-                    m.serialize_entry(&**k, &c.value)?;
-                }
-            }
-            m.end()
+            s.collect_map(self.0.iter().map(|(k, c)| (&**k, &c.value)))
         }
     }
     let mut m = s.serialize_map(Some(root.len() + 1))?;
     for (k, v) in root {
         m.serialize_entry(k, v)?;
     }
-    m.serialize_entry("$defs", &Defs(&schema.defs, rendered))?;
+    m.serialize_entry("$defs", &Defs(&schema.defs))?;
     m.end()
 }

@@ -4,10 +4,11 @@
 //! streamed: no copy of the list is built.
 
 use crate::error::{Error, Result};
-use crate::schema::{CompactJson, Schema};
 use crate::tool::{ArgIn, Argument, Call, Tool};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
+
+mod line;
 
 /// The `_meta` key under which a tool's HTTP call mapping is written.
 pub const META_KEY: &str = "openapi-mcp/http";
@@ -58,7 +59,7 @@ impl Shape {
 /// One tool as an MCP `Tool` object.
 pub fn tool_json(t: &Tool) -> Value {
     // Serializing these types into a value cannot fail: every map key is a string.
-    serde_json::to_value(ToolOut(t, false)).unwrap_or(Value::Null)
+    serde_json::to_value(ToolOut(t)).unwrap_or(Value::Null)
 }
 
 /// The call mapping: everything a runtime needs to send the request without the spec.
@@ -129,35 +130,19 @@ impl Serialize for ArgumentsOut<'_> {
     }
 }
 
-/// A schema entry of a tool; with `compact` (the serializer is `serde_json`'s compact one), its
-/// definitions are copied from their rendered text.
-fn schema_entry<M: SerializeMap>(
-    m: &mut M,
-    key: &str,
-    schema: &Schema,
-    compact: bool,
-) -> std::result::Result<(), M::Error> {
-    if compact {
-        m.serialize_entry(key, &CompactJson(schema))
-    } else {
-        m.serialize_entry(key, schema)
-    }
-}
-
 /// A tool serialized in place (same keys and order as [`tool_json`]), without copying its schemas.
-/// `compact`: for `serde_json`'s compact serializer only (see [`CompactJson`]).
-struct ToolOut<'a>(&'a Tool, bool);
+struct ToolOut<'a>(&'a Tool);
 
 impl Serialize for ToolOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (t, compact) = (self.0, self.1);
+        let t = self.0;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("name", &t.name)?;
         m.serialize_entry("title", &t.title)?;
         m.serialize_entry("description", &t.description)?;
-        schema_entry(&mut m, "inputSchema", &t.input_schema, compact)?;
+        m.serialize_entry("inputSchema", &t.input_schema)?;
         if let Some(o) = &t.output_schema {
-            schema_entry(&mut m, "outputSchema", o, compact)?;
+            m.serialize_entry("outputSchema", o)?;
         }
         m.serialize_entry("annotations", &AnnotationsOut(t))?;
         m.serialize_entry("_meta", &MetaOut(&t.call))?;
@@ -191,19 +176,19 @@ impl Serialize for MetaOut<'_> {
 }
 
 /// A tool in its shape. The API shapes carry the description (the title when there is none) and
-/// the input schema under that API's key. `compact`: as for [`ToolOut`].
-struct ItemOut<'a>(&'a Tool, Shape, bool);
+/// the input schema under that API's key.
+struct ItemOut<'a>(&'a Tool, Shape);
 
 impl Serialize for ItemOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (t, shape, compact) = (self.0, self.1, self.2);
+        let (t, shape) = (self.0, self.1);
         if shape == Shape::Mcp {
-            return ToolOut(t, compact).serialize(s);
+            return ToolOut(t).serialize(s);
         }
         if shape == Shape::Openai {
             let mut m = s.serialize_map(Some(2))?;
             m.serialize_entry("type", "function")?;
-            m.serialize_entry("function", &FunctionOut(t, "parameters", compact))?;
+            m.serialize_entry("function", &FunctionOut(t, "parameters"))?;
             return m.end();
         }
         let key = match shape {
@@ -217,20 +202,20 @@ impl Serialize for ItemOut<'_> {
         }
         m.serialize_entry("name", &t.name)?;
         m.serialize_entry("description", api_description(t))?;
-        schema_entry(&mut m, key, &t.input_schema, compact)?;
+        m.serialize_entry(key, &t.input_schema)?;
         m.end()
     }
 }
 
-/// `{"name", "description", KEY: inputSchema}`. `compact`: as for [`ToolOut`].
-struct FunctionOut<'a>(&'a Tool, &'static str, bool);
+/// `{"name", "description", KEY: inputSchema}`.
+struct FunctionOut<'a>(&'a Tool, &'static str);
 
 impl Serialize for FunctionOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(3))?;
         m.serialize_entry("name", &self.0.name)?;
         m.serialize_entry("description", api_description(self.0))?;
-        schema_entry(&mut m, self.1, &self.0.input_schema, self.2)?;
+        m.serialize_entry(self.1, &self.0.input_schema)?;
         m.end()
     }
 }
@@ -247,7 +232,7 @@ struct ItemsOut<'a>(&'a [Tool], Shape);
 
 impl Serialize for ItemsOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|t| ItemOut(t, self.1, false)))
+        s.collect_seq(self.0.iter().map(|t| ItemOut(t, self.1)))
     }
 }
 
@@ -270,7 +255,9 @@ impl Serialize for ListOut<'_> {
 
 /// Bytes of one tool as written by `--format json` (compact), without building the text.
 pub fn tool_size(t: &Tool) -> usize {
-    crate::schema::compact_size(&ToolOut(t, true))
+    let mut out = Vec::new();
+    line::write(&mut out, t, Shape::Mcp);
+    out.len()
 }
 
 /// Bytes `--format json` writes around `n` tools of the MCP list (`{"tools":[`, a line break
@@ -311,8 +298,14 @@ fn json_error(e: serde_json::Error) -> Error {
 
 /// One tool in `shape` as compact JSON, as a line of `--format json` holds it (without the line
 /// break and comma around it).
-pub fn write_line(out: &mut impl std::io::Write, t: &Tool, shape: Shape) -> Result<()> {
-    serde_json::to_writer(out, &ItemOut(t, shape, true)).map_err(json_error)
+pub fn write_line(out: &mut Vec<u8>, t: &Tool, shape: Shape) {
+    line::write(out, t, shape);
+}
+
+/// What goes before tool `index` (from 0) of a `--format json` list: a line break, and a comma
+/// after the tool before it.
+pub fn line_separator(index: usize) -> &'static [u8] {
+    if index == 0 { b"\n" } else { b",\n" }
 }
 
 /// `--format json` written one tool at a time, for a caller that converts and writes tool by
@@ -340,21 +333,17 @@ impl<W: std::io::Write> JsonLines<W> {
 
     /// Write one tool on a line of its own.
     pub fn push(&mut self, t: &Tool) -> Result<()> {
-        self.separate()?;
-        write_line(&mut self.out, t, self.shape)
+        let mut line = Vec::with_capacity(4096);
+        line.extend_from_slice(line_separator(self.count));
+        write_line(&mut line, t, self.shape);
+        self.push_separated(&line, 1)
     }
 
-    /// Write one tool already rendered by [`write_line`] (with the same shape) on a line of
-    /// its own.
-    pub fn push_rendered(&mut self, line: &[u8]) -> Result<()> {
-        self.separate()?;
-        self.out.write_all(line).map_err(io_error)
-    }
-
-    fn separate(&mut self) -> Result<()> {
-        let sep: &[u8] = if self.count == 0 { b"\n" } else { b",\n" };
-        self.count += 1;
-        self.out.write_all(sep).map_err(io_error)
+    /// Write `tools` tools already rendered by [`write_line`], each after its
+    /// [`line_separator`] (counted from the first tool of the list).
+    pub fn push_separated(&mut self, text: &[u8], tools: usize) -> Result<()> {
+        self.count += tools;
+        self.out.write_all(text).map_err(io_error)
     }
 
     /// Close the list (and the line), and hand back the writer.
