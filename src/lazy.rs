@@ -16,10 +16,9 @@
 //! near the limit, and any error, which reading the whole tree then reports as usual.
 
 use crate::error::{Result, unescape_token};
-use crate::json::{MAX_DEPTH, Member, nesting, open_members, trim};
+use crate::json::{MAX_DEPTH, Member, nesting, open_members};
 use crate::load::{Document, SpecVersion};
 use crate::model::{self, Identity, Method};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -118,7 +117,7 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>)> {
 
 /// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
 fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
-    let members = open_members(text, |key| key == "paths").ok()?;
+    let members = open_members(text, |key| key == "paths")?;
     let mut root = Map::new();
     let mut items = None;
     for (key, member) in members {
@@ -132,7 +131,6 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
                 root.insert(key, Value::Object(Map::new()));
             }
             Member::Raw(raw) => {
-                let raw = trim(raw.get());
                 if nesting(raw) > MAX_DEPTH - 1 {
                     return None;
                 }
@@ -144,11 +142,10 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
 }
 
 /// The members of `paths` (raw parts of `text`) as ranges of `text`.
-fn path_items(text: &str, members: Vec<(String, &RawValue)>) -> Option<Vec<Item>> {
+fn path_items(text: &str, members: Vec<(String, &str)>) -> Option<Vec<Item>> {
     let mut keys = HashSet::with_capacity(members.len());
     let mut items = Vec::with_capacity(members.len());
     for (path, value) in members {
-        let value = trim(value.get());
         if nesting(value) > MAX_DEPTH - 2 || !keys.insert(path.clone()) {
             return None;
         }

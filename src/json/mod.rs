@@ -1,6 +1,7 @@
 //! JSON text -> tree, on two threads for a large document. The members of the top-level object
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
-//! document's bytes) in the same scan, which builds nothing; any other member over an eighth of
+//! document's bytes) in the same scan ([`scan`], which builds nothing and checks only the
+//! objects' own syntax, every part being parsed afterwards); any other member over an eighth of
 //! the text, and any member of those over an eighth (`components.schemas`), is scanned again
 //! for its members. The raw parts are then parsed by two threads, each taking the next part not
 //! yet taken, and the tree is put together in document order. The tree is the one a plain
@@ -8,9 +9,9 @@
 //! place), and so is the nesting limit (127 levels, counted from the document's root). On any
 //! failure the plain parse runs, and its error (with line and column) is the one reported.
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+mod scan;
 
 /// Below this size one thread parses the whole text: splitting costs a scan, and two threads
 /// pay off only when parsing takes milliseconds (Stripe, 2.5 MB, converts in 0.10-0.11 s parsed
@@ -60,16 +61,16 @@ fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
     if depth == 0 {
         // The members that are large in practice are read as members in the same scan; any
         // other member over the threshold is scanned again.
-        let members = open_members(text, |key| BIG.contains(&key)).ok()?;
+        let members = open_members(text, |key| BIG.contains(&key))?;
         let members = members
             .into_iter()
             .map(|(k, member)| {
                 let piece = match member {
-                    Member::Raw(raw) => split(trim(raw.get()), threshold, 1)?,
+                    Member::Raw(raw) => split(raw, threshold, 1)?,
                     Member::Opened(members) => Piece::Object(
                         members
                             .into_iter()
-                            .map(|(k, v)| Some((k, split(trim(v.get()), threshold, 2)?)))
+                            .map(|(k, v)| Some((k, split(v, threshold, 2)?)))
                             .collect::<Option<Vec<_>>>()?,
                     ),
                 };
@@ -78,10 +79,9 @@ fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
             .collect::<Option<Vec<_>>>()?;
         return Some(Piece::Object(members));
     }
-    let Members(members) = serde_json::from_str(text).ok()?;
-    let members = members
+    let members = scan::members(text)?
         .into_iter()
-        .map(|(k, v)| Some((k, split(trim(v.get()), threshold, depth + 1)?)))
+        .map(|(k, v)| Some((k, split(v, threshold, depth + 1)?)))
         .collect::<Option<Vec<_>>>()?;
     Some(Piece::Object(members))
 }
@@ -91,40 +91,39 @@ const BIG: &[&str] = &["paths", "components", "definitions"];
 
 /// A member of an object, as raw text or, opened, as its own members.
 pub(crate) enum Member<'a> {
-    Raw(&'a RawValue),
-    Opened(Vec<(String, &'a RawValue)>),
+    Raw(&'a str),
+    Opened(Vec<(String, &'a str)>),
 }
 
 /// The members of the object `text`, in order, repeated keys kept: as raw text, but those whose
-/// key `open` accepts as their own members, in one scan. An opened member that is not an object
-/// is an error.
+/// key `open` accepts as their own members, in one scan ([`scan`]: only the objects' own syntax
+/// is checked, so the caller must parse every raw part). `None` if `text` is not one object, or
+/// an opened member is not an object.
 pub(crate) fn open_members<'a>(
     text: &'a str,
     open: impl Fn(&str) -> bool,
-) -> serde_json::Result<Vec<(String, Member<'a>)>> {
-    struct Each<F>(F);
-    impl<'de, F: Fn(&str) -> bool> Visitor<'de> for Each<F> {
-        type Value = Vec<(String, Member<'de>)>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(key) = m.next_key::<String>()? {
-                let member = if (self.0)(&key) {
-                    Member::Opened(m.next_value::<Members<'de>>()?.0)
-                } else {
-                    Member::Raw(m.next_value()?)
-                };
-                out.push((key, member));
+) -> Option<Vec<(String, Member<'a>)>> {
+    let mut s = scan::Scan::new(text);
+    let mut out = Vec::new();
+    s.object(|key, s| {
+        let member = if open(&key) {
+            if !s.at_object() {
+                return None;
             }
-            Ok(out)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let members = de.deserialize_map(Each(open))?;
-    de.end()?;
-    Ok(members)
+            let mut inner = Vec::new();
+            s.object(|k, s| {
+                inner.push((k, s.value()?));
+                Some(())
+            })?;
+            Member::Opened(inner)
+        } else {
+            Member::Raw(s.value()?)
+        };
+        out.push((key, member));
+        Some(())
+    })?;
+    s.end()?;
+    Some(out)
 }
 
 /// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
@@ -194,29 +193,6 @@ fn assemble(piece: Piece<'_>, values: &mut impl Iterator<Item = Value>) -> Optio
             }
             Some(Value::Object(map))
         }
-    }
-}
-
-/// An object's members as raw text, in order, repeated keys kept.
-pub(crate) struct Members<'a>(pub(crate) Vec<(String, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for Members<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Each;
-        impl<'de> Visitor<'de> for Each {
-            type Value = Members<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Members<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = m.next_entry::<String, &'de RawValue>()? {
-                    out.push(entry);
-                }
-                Ok(Members(out))
-            }
-        }
-        d.deserialize_map(Each)
     }
 }
 
