@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::tool::{ArgIn, Argument, Call, Tool};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 mod line;
 
@@ -79,18 +79,39 @@ impl Serialize for CallOut<'_> {
         m.serialize_entry("servers", &c.servers)?;
         m.serialize_entry("arguments", &ArgumentsOut(&c.arguments))?;
         if let Some(b) = &c.body {
-            let mut e = Map::new();
-            e.insert("contentType".into(), b.content_type.clone().into());
-            e.insert("required".into(), b.required.into());
-            e.insert("spread".into(), b.spread.into());
-            if let Some(enc) = &b.encoding {
-                e.insert("encoding".into(), enc.clone());
-            }
-            m.serialize_entry("body", &e)?;
+            m.serialize_entry("body", &BodyOut(b))?;
         }
         if let Some(w) = &c.output_wrapped {
-            m.serialize_entry("output", &json!({ "wrapped": w }))?;
+            m.serialize_entry("output", &One("wrapped", w))?;
         }
+        m.end()
+    }
+}
+
+/// How the body travels: `{"contentType", "required", "spread", "encoding"?}`.
+struct BodyOut<'a>(&'a crate::tool::Body);
+
+impl Serialize for BodyOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let b = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("contentType", &b.content_type)?;
+        m.serialize_entry("required", &b.required)?;
+        m.serialize_entry("spread", &b.spread)?;
+        if let Some(enc) = &b.encoding {
+            m.serialize_entry("encoding", enc)?;
+        }
+        m.end()
+    }
+}
+
+/// `{KEY: value}`.
+struct One<'a, T: Serialize>(&'static str, &'a T);
+
+impl<T: Serialize> Serialize for One<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(self.0, self.1)?;
         m.end()
     }
 }
