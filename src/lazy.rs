@@ -16,7 +16,7 @@
 //! near the limit, and any error, which reading the whole tree then reports as usual.
 
 use crate::error::{Result, unescape_token};
-use crate::json::{MAX_DEPTH, Member, nesting, open_members};
+use crate::json::{MAX_DEPTH, Member, Raw, open_members};
 use crate::load::{Document, SpecVersion};
 use crate::model::{self, Identity, Method};
 use serde_json::{Map, Value};
@@ -131,10 +131,10 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
                 root.insert(key, Value::Object(Map::new()));
             }
             Member::Raw(raw) => {
-                if nesting(raw) > MAX_DEPTH - 1 {
+                if raw.nesting > MAX_DEPTH - 1 {
                     return None;
                 }
-                root.insert(key, serde_json::from_str(raw).ok()?);
+                root.insert(key, serde_json::from_str(raw.text).ok()?);
             }
         }
     }
@@ -142,13 +142,14 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
 }
 
 /// The members of `paths` (raw parts of `text`) as ranges of `text`.
-fn path_items(text: &str, members: Vec<(String, &str)>) -> Option<Vec<Item>> {
+fn path_items(text: &str, members: Vec<(String, Raw<'_>)>) -> Option<Vec<Item>> {
     let mut keys = HashSet::with_capacity(members.len());
     let mut items = Vec::with_capacity(members.len());
     for (path, value) in members {
-        if nesting(value) > MAX_DEPTH - 2 || !keys.insert(path.clone()) {
+        if value.nesting > MAX_DEPTH - 2 || !keys.insert(path.clone()) {
             return None;
         }
+        let value = value.text;
         let start = value.as_ptr() as usize - text.as_ptr() as usize;
         items.push(Item {
             path,

@@ -13,6 +13,8 @@ use serde_json::{Map, Value};
 
 mod scan;
 
+pub(crate) use scan::Raw;
+
 /// Below this size one thread parses the whole text: splitting costs a scan, and two threads
 /// pay off only when parsing takes milliseconds (Stripe, 2.5 MB, converts in 0.10-0.11 s parsed
 /// on one thread, in 0.08-0.09 s on two).
@@ -38,25 +40,31 @@ pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
 /// A part of the document: raw text at a nesting depth (the containers around it), or an object
 /// split into its members.
 enum Piece<'a> {
-    Raw(&'a str, usize),
+    Raw(Raw<'a>, usize),
     Object(Vec<(String, Piece<'a>)>),
 }
 
 /// `None` when anything fails: the caller parses again plainly, for the error.
 fn parse_split(text: &str) -> Option<Value> {
-    let tree = split(trim(text), text.len() / 8, 0)?;
+    // The whole text is never checked for nesting (depth 0): a plain parse limits it itself.
+    let whole = Raw {
+        text: trim(text),
+        nesting: 0,
+    };
+    let tree = split(whole, text.len() / 8, 0)?;
     let mut raws = Vec::new();
     collect(&tree, &mut raws);
-    let values = crate::par::each_taken(&raws, |&(text, depth)| parse_part(text, depth))?;
+    let values = crate::par::each_taken(&raws, |&(raw, depth)| parse_part(raw, depth))?;
     assemble(tree, &mut values.into_iter())
 }
 
-/// Split `text` (at `depth`) into members when it is an object of `threshold` bytes or more,
+/// Split `raw` (at `depth`) into members when it is an object of `threshold` bytes or more,
 /// at most [`MAX_SPLIT_DEPTH`] levels down (an object nested a million levels around one long
 /// string would otherwise be split a million times deep).
-fn split(text: &str, threshold: usize, depth: usize) -> Option<Piece<'_>> {
+fn split(raw: Raw<'_>, threshold: usize, depth: usize) -> Option<Piece<'_>> {
+    let text = raw.text;
     if text.len() < threshold || !text.starts_with('{') || depth >= MAX_SPLIT_DEPTH {
-        return Some(Piece::Raw(text, depth));
+        return Some(Piece::Raw(raw, depth));
     }
     if depth == 0 {
         // The members that are large in practice are read as members in the same scan; any
@@ -91,8 +99,8 @@ const BIG: &[&str] = &["paths", "components", "definitions"];
 
 /// A member of an object, as raw text or, opened, as its own members.
 pub(crate) enum Member<'a> {
-    Raw(&'a str),
-    Opened(Vec<(String, &'a str)>),
+    Raw(Raw<'a>),
+    Opened(Vec<(String, Raw<'a>)>),
 }
 
 /// The members of the object `text`, in order, repeated keys kept: as raw text, but those whose
@@ -131,54 +139,19 @@ pub(crate) fn trim(text: &str) -> &str {
     text.trim_matches([' ', '\t', '\n', '\r'])
 }
 
-fn collect<'a>(piece: &Piece<'a>, out: &mut Vec<(&'a str, usize)>) {
+fn collect<'a>(piece: &Piece<'a>, out: &mut Vec<(Raw<'a>, usize)>) {
     match piece {
-        Piece::Raw(text, depth) => out.push((text, *depth)),
+        Piece::Raw(raw, depth) => out.push((*raw, *depth)),
         Piece::Object(members) => members.iter().for_each(|(_, p)| collect(p, out)),
     }
 }
 
 /// Parse a raw part; `None` if it fails or nests deeper than the limit allows at its depth.
-fn parse_part(text: &str, depth: usize) -> Option<Value> {
-    if depth > 0 && nesting(text) > MAX_DEPTH - depth {
+fn parse_part(raw: Raw<'_>, depth: usize) -> Option<Value> {
+    if depth > 0 && raw.nesting > MAX_DEPTH - depth {
         return None;
     }
-    serde_json::from_str(text).ok()
-}
-
-/// How deeply arrays and objects nest in JSON text (strings skipped, with `memchr`: most of a
-/// document's bytes are inside strings).
-pub(crate) fn nesting(text: &str) -> usize {
-    let b = text.as_bytes();
-    let (mut i, mut depth, mut deepest) = (0, 0usize, 0usize);
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                // To the closing quote, stepping over escapes.
-                i += 1;
-                loop {
-                    let Some(k) = memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) else {
-                        return deepest;
-                    };
-                    if b[i + k] == b'\\' {
-                        i += k + 2;
-                    } else {
-                        i += k + 1;
-                        break;
-                    }
-                }
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    deepest
+    serde_json::from_str(raw.text).ok()
 }
 
 /// The tree of `piece`, its raw parts taken in order from `values`. Members go in as a plain
@@ -202,12 +175,16 @@ mod tests {
 
     /// Parse with the split forced (any size), or `None` where it falls back.
     fn split_parse(text: &str) -> Option<Value> {
-        let tree = split(trim(text), 1, 0)?;
+        let whole = Raw {
+            text: trim(text),
+            nesting: 0,
+        };
+        let tree = split(whole, 1, 0)?;
         let mut raws = Vec::new();
         collect(&tree, &mut raws);
         let values: Vec<Value> = raws
             .iter()
-            .map(|&(text, depth)| parse_part(text, depth))
+            .map(|&(raw, depth)| parse_part(raw, depth))
             .collect::<Option<_>>()?;
         assemble(tree, &mut values.into_iter())
     }
@@ -266,7 +243,8 @@ mod tests {
         );
         assert!(serde_json::from_str::<Value>(&deep).is_err());
         assert!(split_parse(&deep).is_none());
-        assert_eq!(nesting(r#"{"s": "[[[{{", "t": ["\\", "\"["]}"#), 2);
+        let text = r#"{"s": "[[[{{", "t": ["\\", "\"["]}"#;
+        assert_eq!(scan::Scan::new(text).value().unwrap().nesting, 2);
     }
 
     #[test]

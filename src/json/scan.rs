@@ -7,9 +7,17 @@
 //! `serde_json` for raw values, which checks every byte, and it runs on one thread before any
 //! parallel work (Kubernetes: 33 million instructions through `serde_json`).
 
+/// A value's text (without whitespace around it), and how deeply arrays and objects nest in it
+/// (0 for a string, a number or a literal), counted on the way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Raw<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) nesting: usize,
+}
+
 /// The members of the object `text` (whitespace around it allowed), in order, repeated keys
-/// kept, each value's text without whitespace around it; `None` if `text` is not one object.
-pub(crate) fn members(text: &str) -> Option<Vec<(String, &str)>> {
+/// kept; `None` if `text` is not one object.
+pub(crate) fn members(text: &str) -> Option<Vec<(String, Raw<'_>)>> {
     let mut s = Scan { text, i: 0 };
     let mut out = Vec::new();
     s.object(|key, s| {
@@ -118,10 +126,11 @@ impl<'a> Scan<'a> {
     }
 
     /// Step over the value here, giving its text (unchecked inside, see the module doc).
-    pub(crate) fn value(&mut self) -> Option<&'a str> {
+    pub(crate) fn value(&mut self) -> Option<Raw<'a>> {
         self.skip_whitespace();
         let b = self.bytes();
         let start = self.i;
+        let mut deepest = 0;
         match b.get(start)? {
             b'"' => self.i = self.string_end(start)?,
             b'{' | b'[' => {
@@ -132,7 +141,10 @@ impl<'a> Scan<'a> {
                             self.i = self.string_end(self.i)?;
                             continue;
                         }
-                        b'{' | b'[' => depth += 1,
+                        b'{' | b'[' => {
+                            depth += 1;
+                            deepest = deepest.max(depth);
+                        }
                         b'}' | b']' => {
                             depth -= 1;
                             if depth == 0 {
@@ -158,7 +170,10 @@ impl<'a> Scan<'a> {
                 }
             }
         }
-        Some(&self.text[start..self.i])
+        Some(Raw {
+            text: &self.text[start..self.i],
+            nesting: deepest,
+        })
     }
 }
 
@@ -181,16 +196,19 @@ mod tests {
             .unwrap()
             .into_iter()
             .map(|(k, v)| {
-                let v: Value = serde_json::from_str(v).unwrap();
+                let v: Value = serde_json::from_str(v.text).unwrap();
                 (k, v.to_string())
             })
             .collect();
         assert_eq!(Some(ours), serde_members(text));
         // Each value's text is exactly the value, without the whitespace around it.
         let m = members(text).unwrap();
-        assert_eq!(m[0].1, r#"{"x": [1, "]}\"", {"y": "}"}]}"#);
-        assert_eq!(m[2].1, "-1.5e3");
-        assert_eq!(m[4].1, "null");
+        assert_eq!(m[0].1.text, r#"{"x": [1, "]}\"", {"y": "}"}]}"#);
+        assert_eq!(m[2].1.text, "-1.5e3");
+        assert_eq!(m[4].1.text, "null");
+        // Nesting: brackets inside strings do not count.
+        let nesting: Vec<usize> = m.iter().map(|(_, v)| v.nesting).collect();
+        assert_eq!(nesting, [3, 0, 0, 0, 0, 1, 1, 0]);
     }
 
     #[test]
@@ -219,7 +237,8 @@ mod tests {
     #[test]
     fn members_are_not_checked_inside() {
         let m = members(r#"{"a": [1 2], "b": tru}"#).unwrap();
-        assert_eq!(m, vec![("a".into(), "[1 2]"), ("b".into(), "tru")]);
-        assert!(serde_json::from_str::<Value>(m[0].1).is_err());
+        let texts: Vec<(&str, &str)> = m.iter().map(|(k, v)| (k.as_str(), v.text)).collect();
+        assert_eq!(texts, [("a", "[1 2]"), ("b", "tru")]);
+        assert!(serde_json::from_str::<Value>(m[0].1.text).is_err());
     }
 }
