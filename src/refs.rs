@@ -35,7 +35,7 @@ fn walk<'a>(root: &'a Value, pointer: &str, percent: bool) -> Option<&'a Value> 
         };
         let token = unescape_token(&token);
         node = match node {
-            Value::Object(map) => map.get(&token)?,
+            Value::Object(map) => crate::json::get(map, &token)?,
             Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
             _ => return None,
         };
@@ -70,7 +70,7 @@ pub(crate) fn percent_decode_token(token: &str) -> std::borrow::Cow<'_, str> {
 
 /// The `$ref` string of `value`, if it is a reference object.
 pub fn ref_of(value: &Value) -> Option<&str> {
-    value.as_object()?.get("$ref")?.as_str()
+    crate::json::get(value.as_object()?, "$ref")?.as_str()
 }
 
 /// Follow `$ref` chains from `value` (found at `at`) to the object they name.

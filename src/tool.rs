@@ -381,9 +381,9 @@ fn spread_properties(
     let Some(obj) = target.as_object() else {
         return Ok(None);
     };
-    let plain = matches!(obj.get("type"), None | Some(Value::String(_)))
-        && obj.get("type").is_none_or(|t| t == "object")
-        && obj.get("properties").is_some_and(Value::is_object)
+    let plain = matches!(crate::json::get(obj, "type"), None | Some(Value::String(_)))
+        && crate::json::get(obj, "type").is_none_or(|t| t == "object")
+        && crate::json::get(obj, "properties").is_some_and(Value::is_object)
         && ![
             "allOf",
             "anyOf",
@@ -395,7 +395,7 @@ fn spread_properties(
         ]
         .iter()
         .any(|k| obj.contains_key(*k))
-        && obj.get("nullable") != Some(&Value::Bool(true))
+        && crate::json::get(obj, "nullable") != Some(&Value::Bool(true))
         && obj
             .get("additionalProperties")
             .is_none_or(|a| a.is_boolean());

@@ -134,6 +134,19 @@ pub(crate) fn open_members<'a>(
     Some(out)
 }
 
+/// Member `key` of `obj`. An object of a few members, nearly every object of an OpenAPI
+/// document, is searched in order: comparing a few short keys is faster than hashing the key,
+/// which `serde_json`'s map does with SipHash (Microsoft Graph: reading operations, which looks
+/// up a dozen keys per parameter, was a sixth of a conversion).
+pub(crate) fn get<'v>(obj: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    const SMALL: usize = 8;
+    if obj.len() <= SMALL {
+        obj.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        obj.get(key)
+    }
+}
+
 /// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
 pub(crate) fn trim(text: &str) -> &str {
     text.trim_matches([' ', '\t', '\n', '\r'])

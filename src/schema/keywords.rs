@@ -14,7 +14,7 @@ const MAX_DEPTH: usize = 256;
 impl Converter<'_> {
     /// Whether `obj[key] == v` only repeats the same keyword of the schema `obj`'s `$ref` names.
     fn repeats_target(&self, obj: &Map<String, Value>, key: &str, v: &Value) -> bool {
-        obj.get("$ref")
+        crate::json::get(obj, "$ref")
             .and_then(Value::as_str)
             .and_then(|r| refs::lookup(self.root, r))
             .and_then(|target| target.get(key))
@@ -223,24 +223,24 @@ impl Converter<'_> {
             ("exclusiveMinimum", "minimum"),
             ("exclusiveMaximum", "maximum"),
         ] {
-            if obj.get(flag) == Some(&Value::Bool(true))
+            if crate::json::get(obj, flag) == Some(&Value::Bool(true))
                 && let Some(b) = out.remove(bound)
             {
                 out.insert(flag.into(), b);
             }
         }
-        if let Some(ex) = obj.get("example")
+        if let Some(ex) = crate::json::get(obj, "example")
             && !out.contains_key("examples")
             && let Some(list) = examples(std::iter::once(ex))
         {
             out.insert("examples".into(), list);
         }
-        if obj.get("type").and_then(Value::as_str) == Some("file") {
+        if crate::json::get(obj, "type").and_then(Value::as_str) == Some("file") {
             out.insert("type".into(), Value::String("string".into()));
             out.entry("contentEncoding")
                 .or_insert_with(|| Value::String("base64".into()));
         }
-        if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
+        if crate::json::get(obj, "nullable").and_then(Value::as_bool) == Some(true) {
             out = nullable(out);
         }
         Ok(Value::Object(out))

@@ -3,8 +3,9 @@
 
 use super::{Converted, Converter, Direction, Schema};
 use crate::error::Result;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Limits on how much of the referenced definitions one tool schema carries. Definitions past a
@@ -34,8 +35,8 @@ impl Converter<'_> {
         // Breadth-first over the cached definitions, nearest first, so that a size budget or a
         // depth limit keeps what is closest to the root and stubs the rest.
         let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
-        let mut seen: HashSet<usize> = HashSet::new();
-        let mut kept: HashMap<usize, Arc<Converted>> = HashMap::new();
+        let mut seen: FxHashSet<usize> = FxHashSet::default();
+        let mut kept: FxHashMap<usize, Arc<Converted>> = FxHashMap::default();
         let mut stubs: Vec<(usize, Arc<Converted>)> = Vec::new();
         while let Some((id, level)) = queue.pop_front() {
             if !seen.insert(id) {

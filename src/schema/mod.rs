@@ -35,6 +35,7 @@ pub use output::Schema;
 
 use crate::error::{Error, Result};
 use crate::refs;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -115,9 +116,12 @@ pub struct Converter<'a> {
     /// Size and depth limits for each finished schema.
     pub limits: Limits,
     registry: Arc<Mutex<Registry>>,
+    /// The definitions this converter has taken from the registry, so that a tool's `$defs`
+    /// (Kubernetes: 13 a tool) are found without taking the shared lock again.
+    seen: FxHashMap<(usize, Direction), Arc<Converted>>,
     regexes: HashMap<String, bool>,
     /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
-    stubs: HashMap<(usize, Direction, bool), Arc<Converted>>,
+    stubs: FxHashMap<(usize, Direction, bool), Arc<Converted>>,
 }
 
 /// The definitions `$ref`s name, with their `$defs` names and converted forms: what converters
@@ -132,7 +136,7 @@ pub struct Registry {
     names: Vec<Arc<str>>,
     by_pointer: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
-    cache: HashMap<(usize, Direction), Arc<Converted>>,
+    cache: FxHashMap<(usize, Direction), Arc<Converted>>,
 }
 
 impl<'a> Converter<'a> {
@@ -148,8 +152,9 @@ impl<'a> Converter<'a> {
             inline_refs: false,
             limits: Limits::default(),
             registry,
+            seen: FxHashMap::default(),
             regexes: HashMap::new(),
-            stubs: HashMap::new(),
+            stubs: FxHashMap::default(),
         }
     }
 
@@ -237,6 +242,16 @@ impl<'a> Converter<'a> {
 
     /// The converted form of definition `id`, converting and caching it on first use.
     fn definition(&mut self, id: usize, dir: Direction) -> Result<Arc<Converted>> {
+        if let Some(c) = self.seen.get(&(id, dir)) {
+            return Ok(c.clone());
+        }
+        let c = self.definition_shared(id, dir)?;
+        self.seen.insert((id, dir), c.clone());
+        Ok(c)
+    }
+
+    /// [`Converter::definition`] from the shared registry, converted there if it is not yet.
+    fn definition_shared(&mut self, id: usize, dir: Direction) -> Result<Arc<Converted>> {
         let pointer = {
             let registry = self.registry();
             if let Some(c) = registry.cache.get(&(id, dir)) {
