@@ -2,7 +2,7 @@
 //! with their parameters, request body and success response. Structure is checked here (wrong
 //! types are errors naming the JSON pointer); schemas stay borrowed `Value`s for `schema`.
 
-use crate::error::{Error, Result, escape_token};
+use crate::error::{Error, Result};
 use crate::load::{Document, SpecVersion};
 use crate::refs;
 use serde_json::{Map, Value};
@@ -273,7 +273,11 @@ impl std::fmt::Display for At<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             At::Text(t) => f.write_str(t),
-            At::Key(parent, key) => write!(f, "{parent}/{}", escape_token(key)),
+            At::Key(parent, key) => {
+                parent.fmt(f)?;
+                f.write_str("/")?;
+                crate::error::write_escaped_token(f, key)
+            }
             At::Index(parent, i) => write!(f, "{parent}/{i}"),
         }
     }
