@@ -274,13 +274,17 @@ mod tests {
         let path = dir.path().join("out.json");
         let content: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
         assert_eq!(fill(&path, &content), Written::Replaced);
-        let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let before = std::fs::metadata(&path).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         assert_eq!(fill(&path, &content), Written::Unchanged);
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().modified().unwrap(),
-            before
-        );
+        let after = std::fs::metadata(&path).unwrap();
+        assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+        // The same file, not a new one renamed into place.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            assert_eq!(after.ino(), before.ino());
+        }
         assert_eq!(std::fs::read(&path).unwrap(), content);
         alone(dir.path());
     }
@@ -303,7 +307,17 @@ mod tests {
         changed.push(Vec::new());
         for new in changed {
             std::fs::write(&path, &content).unwrap();
+            #[cfg(unix)]
+            let before = {
+                use std::os::unix::fs::MetadataExt;
+                std::fs::metadata(&path).unwrap().ino()
+            };
             assert_eq!(fill(&path, &new), Written::Replaced);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                assert_ne!(std::fs::metadata(&path).unwrap().ino(), before);
+            }
             assert!(std::fs::read(&path).unwrap() == new, "{} bytes", new.len());
             alone(dir.path());
         }

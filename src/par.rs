@@ -138,17 +138,27 @@ mod tests {
         assert_eq!(super::each_taken(&items, fails_at_500), None);
         assert_eq!(super::each_taken(&items[..1], fails_at_500), Some(vec![0]));
         assert_eq!(super::each_taken(&[] as &[u64], fails_at_500), Some(vec![]));
-        // The spawned thread (unnamed, unlike a test's) panics at its first item, while the
-        // calling one is slow enough to leave it items.
+        // The spawned thread (unnamed, unlike a test's) panics at its first item; the calling
+        // one waits at its first item until that has happened, so the spawned one gets an item.
+        let spawned_took_one = std::sync::atomic::AtomicBool::new(false);
         let panics = |&x: &u64| -> Option<u64> {
-            assert!(
-                std::thread::current().name().is_some(),
-                "spawned thread panics"
-            );
-            std::thread::sleep(std::time::Duration::from_micros(200));
+            if std::thread::current().name().is_none() {
+                spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
+                panic!("spawned thread panics");
+            }
+            while !spawned_took_one.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
             Some(x)
         };
-        assert_eq!(super::each_taken(&items, panics), None);
+        let two_threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        if two_threads {
+            assert_eq!(super::each_taken(&items, panics), None);
+        } else {
+            // One core: no second thread, nothing to panic (and nothing to wait for).
+            spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(super::each_taken(&items, panics), Some(items.clone()));
+        }
     }
 
     #[test]

@@ -274,7 +274,7 @@ impl Serialize for ListOut<'_> {
     }
 }
 
-/// Bytes of one tool as written by `--format json` (compact), without building the text.
+/// Bytes of one tool as written by `--format json` (compact): the length of its line.
 pub fn tool_size(t: &Tool) -> usize {
     let mut out = Vec::new();
     line::write(&mut out, t, Shape::Mcp);

@@ -1,6 +1,6 @@
 //! JSON text -> tree, on two threads for a large document. The members of the top-level object
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
-//! document's bytes) in the same scan ([`scan`], which builds nothing and checks only the
+//! document's bytes) in the same scan ([`scan`], which builds no tree and checks only the
 //! objects' own syntax, every part being parsed afterwards); any other member over an eighth of
 //! the text, and any member of those over an eighth (`components.schemas`), is scanned again
 //! for its members. The raw parts are then parsed by two threads, each taking the next part not
@@ -216,11 +216,70 @@ mod tests {
             serde_json::to_string(&split).unwrap(),
             serde_json::to_string(&plain).unwrap()
         );
-        for not_an_object in [r#"{"paths": null}"#, r#"{"components": [1]}"#] {
-            assert_eq!(split_parse(not_an_object), None, "{not_an_object}");
-            let plain: Value = serde_json::from_str(not_an_object).unwrap();
-            assert_eq!(parse(not_an_object.as_bytes()).unwrap(), plain);
+        let filler = "x".repeat(MIN_SPLIT);
+        for member in [r#""paths": null"#, r#""components": [1]"#] {
+            let not_an_object = format!("{{{member}}}");
+            assert_eq!(split_parse(&not_an_object), None, "{not_an_object}");
+            // Large enough to be split: the fallback's tree.
+            let large = format!("{{{member}, \"filler\": \"{filler}\"}}");
+            let plain: Value = serde_json::from_str(&large).unwrap();
+            assert_eq!(
+                parse(large.as_bytes()).unwrap().to_string(),
+                plain.to_string()
+            );
         }
+    }
+
+    /// Mutated documents: whenever the split parse gives a tree, a plain parse gives the same
+    /// one (the scan never makes a broken text parse, nor splits a valid one wrongly); and the
+    /// unmutated document is split. The fuzz target never reaches the split (under 1 MiB).
+    #[test]
+    fn the_split_parse_of_mutated_documents_is_the_plain_parse_or_nothing() {
+        let seed = r#"{"openapi": "3.1.0", "info": {"title": "t\"}", "version": "1"},
+            "paths": {"/a/{id}": {"get": {"parameters": [{"name": "id", "in": "path",
+            "schema": {"type": ["string", "null"], "enum": ["[", "{", "\\"]}}],
+            "responses": {"200": {"description": "ok", "x": [1, -2.5e3, true, null, {}]}}}},
+            "/b": {}}, "components": {"schemas": {"S": {"type": "object", "properties":
+            {"k\u00e9y": {"const": "}]"}}}}}, "tags": [{"name": "n"}]}"#;
+        assert!(split_parse(seed).is_some());
+        let significant = b"{}[]\",:\\ 0-.etfnu\n";
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut split, mut refused) = (0, 0);
+        for _ in 0..20_000 {
+            let mut bytes = seed.as_bytes().to_vec();
+            for _ in 0..1 + next(3) {
+                let at = next(bytes.len());
+                match next(3) {
+                    0 => bytes[at] = significant[next(significant.len())],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.insert(at, significant[next(significant.len())]),
+                }
+            }
+            let Ok(text) = std::str::from_utf8(&bytes) else {
+                continue;
+            };
+            let plain = serde_json::from_str::<Value>(text).ok();
+            match split_parse(text) {
+                Some(tree) => {
+                    let plain = plain.unwrap_or_else(|| panic!("accepted a broken text: {text}"));
+                    assert_eq!(tree.to_string(), plain.to_string(), "{text}");
+                    split += 1;
+                }
+                None => refused += 1,
+            }
+        }
+        assert!(
+            split > 1_000 && refused > 1_000,
+            "{split} split, {refused} refused"
+        );
     }
 
     #[test]
