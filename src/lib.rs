@@ -414,3 +414,25 @@ fn reread() -> Error {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// What several modules' tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// The documents in `specs/` (files only; the folders hold multi-file and served specs),
+    /// each with its JSON tree when it parses.
+    pub(crate) fn spec_trees() -> Vec<(std::path::PathBuf, serde_json::Value)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let mut out: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|entry| {
+                let path = entry.unwrap().path();
+                let bytes = std::fs::read(&path).ok()?;
+                let tree = crate::load::parse_tree("spec", &bytes).ok()?;
+                Some((path, tree))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        assert!(out.len() >= 10, "only {} specs read", out.len());
+        out
+    }
+}

@@ -81,12 +81,10 @@ mod tests {
     /// definitions inlined: the same bytes as `serde_json` over the serde form.
     #[test]
     fn lines_are_the_serde_bytes() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
         let mut tools = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let Ok(doc) = crate::load::load_file(&path) else {
-                continue; // a folder, or a broken spec
+        for (path, tree) in crate::test_support::spec_trees() {
+            let Ok(doc) = crate::load::from_tree("spec", tree) else {
+                continue; // a broken spec
             };
             let mut options = vec![crate::Options::default()];
             options.push(crate::Options {
