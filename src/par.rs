@@ -58,9 +58,9 @@ pub(crate) fn halves_by_weight<T: Sync, R: Send>(
 /// `f` over each item on two threads that each take the next item not yet taken, so that they
 /// finish together however unevenly the items cost (a JSON part dense in small objects parses
 /// several times slower per byte than one of long descriptions: cut in two halves by bytes,
-/// Kubernetes' parse left one thread idle for 40% of it). The results in order; `None` when `f`
-/// gave `None` for an item or the second thread panicked (the threads stop taking items after a
-/// failure). One thread does all of it when there is only one core or one item.
+/// Kubernetes' parse left one thread idle for about half of it). The results in order; `None`
+/// when `f` gave `None` for an item or the second thread panicked (the threads stop taking items
+/// after a failure). One thread does all of it when there is only one core or one item.
 pub(crate) fn each_taken<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> Option<R> + Sync,
