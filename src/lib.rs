@@ -27,6 +27,7 @@ pub mod json;
 pub mod lazy;
 pub mod lint;
 pub mod load;
+mod lookup;
 pub mod model;
 pub mod naming;
 pub mod output;

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::load::{Document, SpecVersion};
+use crate::lookup::get;
 use crate::refs;
 use serde_json::{Map, Value};
 
@@ -317,7 +318,7 @@ impl<'a> Reader<'a> {
     }
 
     fn opt_str(&self, obj: &'a Map<String, Value>, key: &str, at: &At) -> Result<Option<&'a str>> {
-        match crate::json::get(obj, key) {
+        match get(obj, key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
             Some(other) => Err(self.err(
@@ -328,7 +329,7 @@ impl<'a> Reader<'a> {
     }
 
     fn opt_bool(&self, obj: &Map<String, Value>, key: &str, at: &At) -> Result<Option<bool>> {
-        match crate::json::get(obj, key) {
+        match get(obj, key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             // "true"/"false" strings are a common slip; accept them rather than refuse the document.
@@ -392,7 +393,7 @@ impl<'a> Reader<'a> {
     fn head(&self) -> Result<Head<'a>> {
         let root = self.root()?;
         let info_at = At::Text("/info");
-        let info = match crate::json::get(root, "info") {
+        let info = match get(root, "info") {
             Some(v) => Some(self.object(v, &info_at)?),
             None => None,
         };
@@ -404,8 +405,8 @@ impl<'a> Reader<'a> {
             Some(i) => self.opt_str(i, "version", &info_at)?.unwrap_or(""),
             None => "",
         };
-        let servers = self.servers(crate::json::get(root, "servers"), &At::Text("/servers"))?;
-        let webhooks = match crate::json::get(root, "webhooks") {
+        let servers = self.servers(get(root, "servers"), &At::Text("/servers"))?;
+        let webhooks = match get(root, "webhooks") {
             Some(Value::Object(m)) => m.len(),
             _ => 0,
         };
@@ -458,11 +459,8 @@ impl<'a> Reader<'a> {
         let (item, led) = self.follow(item, at)?;
         let item_at = led.as_deref().map_or(*at, At::Text);
         let item = self.object(item, &item_at)?;
-        let shared = self.parameters(
-            crate::json::get(item, "parameters"),
-            &item_at.key("parameters"),
-        )?;
-        let path_servers = match crate::json::get(item, "servers") {
+        let shared = self.parameters(get(item, "parameters"), &item_at.key("parameters"))?;
+        let path_servers = match get(item, "servers") {
             Some(s) => self.servers(Some(s), &item_at.key("servers"))?,
             None => root_servers.to_vec(),
         };
@@ -470,7 +468,7 @@ impl<'a> Reader<'a> {
             if only.is_some_and(|m| m != method) {
                 continue;
             }
-            let Some(op) = crate::json::get(item, method.key()) else {
+            let Some(op) = get(item, method.key()) else {
                 continue;
             };
             let op_at = item_at.key(method.key());
@@ -489,7 +487,7 @@ impl<'a> Reader<'a> {
         path_servers: &[String],
     ) -> Result<Operation<'a>> {
         let obj = self.object(op, at)?;
-        let own = self.parameters(crate::json::get(obj, "parameters"), &at.key("parameters"))?;
+        let own = self.parameters(get(obj, "parameters"), &at.key("parameters"))?;
         // Operation-level parameters override path-level ones with the same name and location.
         let mut parameters: Vec<Parameter<'a>> = shared
             .iter()
@@ -502,23 +500,22 @@ impl<'a> Reader<'a> {
         parameters.extend(own);
 
         let tags = self
-            .opt_array(crate::json::get(obj, "tags"), "tags", &at.key("tags"))?
+            .opt_array(get(obj, "tags"), "tags", &at.key("tags"))?
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        let servers = match crate::json::get(obj, "servers") {
+        let servers = match get(obj, "servers") {
             Some(s) => self.servers(Some(s), &at.key("servers"))?,
             None => path_servers.to_vec(),
         };
-        let body = match crate::json::get(obj, "requestBody") {
+        let body = match get(obj, "requestBody") {
             None | Some(Value::Null) => None,
             Some(b) => self.request_body(b, &at.key("requestBody"))?,
         };
-        let (response, has_success) =
-            self.success(crate::json::get(obj, "responses"), &at.key("responses"))?;
+        let (response, has_success) = self.success(get(obj, "responses"), &at.key("responses"))?;
         let mut hints = Vec::new();
         for source in ["x-speakeasy-mcp", "x-mcp-annotations"] {
-            if let Some(v) = crate::json::get(obj, source) {
+            if let Some(v) = get(obj, source) {
                 hints.push(self.hint_override(source, v, &at.key(source))?);
             }
         }
@@ -584,15 +581,12 @@ impl<'a> Reader<'a> {
         {
             return Ok(None);
         }
-        let (schema, content_type) = match (
-            crate::json::get(obj, "schema"),
-            crate::json::get(obj, "content"),
-        ) {
+        let (schema, content_type) = match (get(obj, "schema"), get(obj, "content")) {
             (Some(s), _) => (Some(s), None),
             (None, Some(Value::Object(content))) => match content.iter().next() {
                 Some((media, m)) => {
                     let m = self.object(m, &at.key("content").key(media))?;
-                    (crate::json::get(m, "schema"), Some(media.clone()))
+                    (get(m, "schema"), Some(media.clone()))
                 }
                 None => (None, None),
             },
@@ -636,7 +630,7 @@ impl<'a> Reader<'a> {
             style,
             explode,
             allow_reserved: self.opt_bool(obj, "allowReserved", &at)?.unwrap_or(false),
-            example: crate::json::get(obj, "example"),
+            example: get(obj, "example"),
         }))
     }
 
@@ -645,7 +639,7 @@ impl<'a> Reader<'a> {
         let at = led.as_deref().map_or(*at, At::Text);
         let obj = self.object(b, &at)?;
         let content_at = at.key("content");
-        let content = match crate::json::get(obj, "content") {
+        let content = match get(obj, "content") {
             None | Some(Value::Null) => return Ok(None),
             Some(c) => self.object(c, &content_at)?,
         };
@@ -654,7 +648,7 @@ impl<'a> Reader<'a> {
         };
         let entry_at = content_at.key(media);
         let entry = self.object(entry, &entry_at)?;
-        let encoding = match crate::json::get(entry, "encoding") {
+        let encoding = match get(entry, "encoding") {
             Some(e) => Some(self.object(e, &entry_at.key("encoding"))?),
             None => None,
         };
@@ -663,7 +657,7 @@ impl<'a> Reader<'a> {
             description: self.opt_str(obj, "description", &at)?,
             content_type: media.clone(),
             kind: body_kind(media),
-            schema: crate::json::get(entry, "schema"),
+            schema: get(entry, "schema"),
             encoding,
         }))
     }
@@ -688,7 +682,7 @@ impl<'a> Reader<'a> {
             let (r, led) = self.follow(r, &code_at)?;
             let r_at = led.as_deref().map_or(code_at, At::Text);
             let r = self.object(r, &r_at)?;
-            let Some(content) = crate::json::get(r, "content") else {
+            let Some(content) = get(r, "content") else {
                 continue;
             };
             let content = self.object(content, &r_at.key("content"))?;
@@ -697,7 +691,7 @@ impl<'a> Reader<'a> {
                 .filter_map(|(media, m)| Some((json_rank(media)?, media, m)))
                 .min_by_key(|(rank, _, _)| *rank);
             if let Some((_, media, m)) = best
-                && let Some(schema) = m.as_object().and_then(|m| crate::json::get(m, "schema"))
+                && let Some(schema) = m.as_object().and_then(|m| get(m, "schema"))
             {
                 return Ok((
                     Some(Response {
@@ -722,7 +716,7 @@ impl<'a> Reader<'a> {
                 continue;
             };
             let mut url = url.to_string();
-            if let Some(Value::Object(vars)) = crate::json::get(obj, "variables") {
+            if let Some(Value::Object(vars)) = get(obj, "variables") {
                 for (name, var) in vars {
                     if let Some(default) = var.get("default") {
                         let default = match default {
@@ -744,7 +738,7 @@ impl<'a> Reader<'a> {
         let obj = self.object(v, at)?;
         // x-speakeasy-mcp keeps hints either at its top level or under `annotations`.
         let a_at = at.key("annotations");
-        let (obj, at) = match crate::json::get(obj, "annotations") {
+        let (obj, at) = match get(obj, "annotations") {
             Some(a) => (self.object(a, &a_at)?, a_at),
             None => (obj, *at),
         };

@@ -3,6 +3,7 @@
 //! Schema `$ref`s are not followed here; `schema` rewrites them into `$defs`.
 
 use crate::error::{Error, Result, unescape_token};
+use crate::lookup::get;
 use serde_json::Value;
 
 /// How many `$ref` hops we follow before calling a chain circular.
@@ -35,7 +36,7 @@ fn walk<'a>(root: &'a Value, pointer: &str, percent: bool) -> Option<&'a Value> 
         };
         let token = unescape_token(&token);
         node = match node {
-            Value::Object(map) => crate::json::get(map, &token)?,
+            Value::Object(map) => get(map, &token)?,
             Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
             _ => return None,
         };
@@ -70,7 +71,7 @@ pub(crate) fn percent_decode_token(token: &str) -> std::borrow::Cow<'_, str> {
 
 /// The `$ref` string of `value`, if it is a reference object.
 pub fn ref_of(value: &Value) -> Option<&str> {
-    crate::json::get(value.as_object()?, "$ref")?.as_str()
+    get(value.as_object()?, "$ref")?.as_str()
 }
 
 /// Follow `$ref` chains from `value` (found at `at`) to the object they name.

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::hints::{self, Hints};
+use crate::lookup::get;
 use crate::model::{BodyKind, Method, Operation, ParamIn, RequestBody};
 use crate::naming::Named;
 use crate::refs;
@@ -381,9 +382,9 @@ fn spread_properties(
     let Some(obj) = target.as_object() else {
         return Ok(None);
     };
-    let plain = matches!(crate::json::get(obj, "type"), None | Some(Value::String(_)))
-        && crate::json::get(obj, "type").is_none_or(|t| t == "object")
-        && crate::json::get(obj, "properties").is_some_and(Value::is_object)
+    let plain = matches!(get(obj, "type"), None | Some(Value::String(_)))
+        && get(obj, "type").is_none_or(|t| t == "object")
+        && get(obj, "properties").is_some_and(Value::is_object)
         && ![
             "allOf",
             "anyOf",
@@ -395,7 +396,7 @@ fn spread_properties(
         ]
         .iter()
         .any(|k| obj.contains_key(*k))
-        && crate::json::get(obj, "nullable") != Some(&Value::Bool(true))
+        && get(obj, "nullable") != Some(&Value::Bool(true))
         && obj
             .get("additionalProperties")
             .is_none_or(|a| a.is_boolean());

@@ -4,7 +4,7 @@
 //! compares the two on every spec and shape), at a fraction of the cost: a large tools list is
 //! mostly long descriptions and shared definitions.
 
-use super::{AnnotationsOut, MetaOut, Shape, api_description};
+use super::{AnnotationsOut, CallOut, META_KEY, One, Shape, api_description};
 use crate::compact::write_str;
 use crate::tool::Tool;
 
@@ -68,7 +68,7 @@ fn write_mcp(out: &mut Vec<u8>, t: &Tool) {
     out.extend_from_slice(b",\"annotations\":");
     let _ = serde_json::to_writer(&mut *out, &AnnotationsOut(t));
     out.extend_from_slice(b",\"_meta\":");
-    let _ = serde_json::to_writer(&mut *out, &MetaOut(&t.call));
+    let _ = serde_json::to_writer(&mut *out, &One(META_KEY, &CallOut(&t.call)));
     out.push(b'}');
 }
 

@@ -121,8 +121,8 @@ struct ArgumentsOut<'a>(&'a [Argument]);
 
 impl Serialize for ArgumentsOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        struct One<'a>(&'a Argument);
-        impl Serialize for One<'_> {
+        struct Arg<'a>(&'a Argument);
+        impl Serialize for Arg<'_> {
             fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 let a = self.0;
                 let mut e = s.serialize_map(None)?;
@@ -147,7 +147,7 @@ impl Serialize for ArgumentsOut<'_> {
                 e.end()
             }
         }
-        s.collect_map(self.0.iter().map(|a| (&a.name, One(a))))
+        s.collect_map(self.0.iter().map(|a| (&a.name, Arg(a))))
     }
 }
 
@@ -166,7 +166,7 @@ impl Serialize for ToolOut<'_> {
             m.serialize_entry("outputSchema", o)?;
         }
         m.serialize_entry("annotations", &AnnotationsOut(t))?;
-        m.serialize_entry("_meta", &MetaOut(&t.call))?;
+        m.serialize_entry("_meta", &One(META_KEY, &CallOut(&t.call)))?;
         m.end()
     }
 }
@@ -181,17 +181,6 @@ impl Serialize for AnnotationsOut<'_> {
         for (key, hint) in self.0.hints.entries() {
             m.serialize_entry(key, &hint.value)?;
         }
-        m.end()
-    }
-}
-
-/// `{META_KEY: call mapping}`.
-struct MetaOut<'a>(&'a Call);
-
-impl Serialize for MetaOut<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry(META_KEY, &CallOut(self.0))?;
         m.end()
     }
 }

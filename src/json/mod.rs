@@ -46,15 +46,27 @@ enum Piece<'a> {
 
 /// `None` when anything fails: the caller parses again plainly, for the error.
 fn parse_split(text: &str) -> Option<Value> {
+    split_and_parse(text, text.len() / 8, |raws| {
+        crate::par::each_taken(raws, |&(raw, depth)| parse_part(raw, depth))
+    })
+}
+
+/// Split `text` into parts of at least `threshold` bytes where it can, parse them with
+/// `parse_all` (each at its depth, see [`parse_part`]), and put the tree together.
+fn split_and_parse(
+    text: &str,
+    threshold: usize,
+    parse_all: impl FnOnce(&[(Raw<'_>, usize)]) -> Option<Vec<Value>>,
+) -> Option<Value> {
     // The whole text is never checked for nesting (depth 0): a plain parse limits it itself.
     let whole = Raw {
         text: trim(text),
         nesting: 0,
     };
-    let tree = split(whole, text.len() / 8, 0)?;
+    let tree = split(whole, threshold, 0)?;
     let mut raws = Vec::new();
     collect(&tree, &mut raws);
-    let values = crate::par::each_taken(&raws, |&(raw, depth)| parse_part(raw, depth))?;
+    let values = parse_all(&raws)?;
     assemble(tree, &mut values.into_iter())
 }
 
@@ -134,21 +146,8 @@ pub(crate) fn open_members<'a>(
     Some(out)
 }
 
-/// Member `key` of `obj`. An object of a few members, nearly every object of an OpenAPI
-/// document, is searched in order: comparing a few short keys is faster than hashing the key,
-/// which `serde_json`'s map does with SipHash (Microsoft Graph: reading operations, which looks
-/// up a dozen keys per parameter, was a sixth of a conversion).
-pub(crate) fn get<'v>(obj: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
-    const SMALL: usize = 8;
-    if obj.len() <= SMALL {
-        obj.iter().find_map(|(k, v)| (k == key).then_some(v))
-    } else {
-        obj.get(key)
-    }
-}
-
 /// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
-pub(crate) fn trim(text: &str) -> &str {
+fn trim(text: &str) -> &str {
     text.trim_matches([' ', '\t', '\n', '\r'])
 }
 
@@ -188,18 +187,11 @@ mod tests {
 
     /// Parse with the split forced (any size), or `None` where it falls back.
     fn split_parse(text: &str) -> Option<Value> {
-        let whole = Raw {
-            text: trim(text),
-            nesting: 0,
-        };
-        let tree = split(whole, 1, 0)?;
-        let mut raws = Vec::new();
-        collect(&tree, &mut raws);
-        let values: Vec<Value> = raws
-            .iter()
-            .map(|&(raw, depth)| parse_part(raw, depth))
-            .collect::<Option<_>>()?;
-        assemble(tree, &mut values.into_iter())
+        split_and_parse(text, 1, |raws| {
+            raws.iter()
+                .map(|&(raw, depth)| parse_part(raw, depth))
+                .collect()
+        })
     }
 
     /// `paths`, `components` and `definitions` are read as members in the first scan; one that

@@ -5,6 +5,7 @@
 use super::values::{clean_dependent_required, clean_required, clean_type, examples, nullable};
 use super::{Converter, Direction};
 use crate::error::{Error, Result, escape_token};
+use crate::lookup::get;
 use crate::refs;
 use serde_json::{Map, Value};
 
@@ -14,7 +15,7 @@ const MAX_DEPTH: usize = 256;
 impl Converter<'_> {
     /// Whether `obj[key] == v` only repeats the same keyword of the schema `obj`'s `$ref` names.
     fn repeats_target(&self, obj: &Map<String, Value>, key: &str, v: &Value) -> bool {
-        crate::json::get(obj, "$ref")
+        get(obj, "$ref")
             .and_then(Value::as_str)
             .and_then(|r| refs::lookup(self.root, r))
             .and_then(|target| target.get(key))
@@ -223,24 +224,24 @@ impl Converter<'_> {
             ("exclusiveMinimum", "minimum"),
             ("exclusiveMaximum", "maximum"),
         ] {
-            if crate::json::get(obj, flag) == Some(&Value::Bool(true))
+            if get(obj, flag) == Some(&Value::Bool(true))
                 && let Some(b) = out.remove(bound)
             {
                 out.insert(flag.into(), b);
             }
         }
-        if let Some(ex) = crate::json::get(obj, "example")
+        if let Some(ex) = get(obj, "example")
             && !out.contains_key("examples")
             && let Some(list) = examples(std::iter::once(ex))
         {
             out.insert("examples".into(), list);
         }
-        if crate::json::get(obj, "type").and_then(Value::as_str) == Some("file") {
+        if get(obj, "type").and_then(Value::as_str) == Some("file") {
             out.insert("type".into(), Value::String("string".into()));
             out.entry("contentEncoding")
                 .or_insert_with(|| Value::String("base64".into()));
         }
-        if crate::json::get(obj, "nullable").and_then(Value::as_bool) == Some(true) {
+        if get(obj, "nullable").and_then(Value::as_bool) == Some(true) {
             out = nullable(out);
         }
         Ok(Value::Object(out))
