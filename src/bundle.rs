@@ -10,7 +10,7 @@
 
 use crate::error::{Error, Result, escape_token};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The top-level key that holds bundled files.
@@ -19,7 +19,18 @@ pub const BUNDLE_KEY: &str = "$bundle";
 const MAX_FILES: usize = 1000;
 
 /// Resolve the external references of `root` (read from `root_path`) in place.
-pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
+pub fn bundle(root_path: &Path, root: Value) -> Result<Value> {
+    bundle_noting_clash(root_path, root).map(|(root, _)| root)
+}
+
+/// [`bundle`], and, when every reference was local already (the tree is then returned as it
+/// came), whether two of them want the same `$defs` name (as
+/// [`crate::schema::names_clash`] would say): the one walk that finds the references answers
+/// both.
+pub(crate) fn bundle_noting_clash(
+    root_path: &Path,
+    mut root: Value,
+) -> Result<(Value, Option<bool>)> {
     let root_file = root_path.display().to_string();
     let base = root_path
         .parent()
@@ -31,8 +42,9 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
         queue: Vec::new(),
         files: Vec::new(),
     };
-    if all_local(&root) {
-        return Ok(root);
+    if let Some(references) = local_references(&root) {
+        let clash = crate::schema::clash_among(references);
+        return Ok((root, Some(clash)));
     }
     // References back into the root document become plain local references.
     if let Ok(canonical) = root_path.canonicalize() {
@@ -40,7 +52,7 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
     }
     b.rewrite(&mut root, &root_file, &base, None)?;
     if b.queue.is_empty() {
-        return Ok(root);
+        return Ok((root, None));
     }
     while let Some((key, path)) = b.queue.pop() {
         let shown = path.display().to_string();
@@ -54,7 +66,7 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
         b.files.push((key, tree));
     }
     let Value::Object(map) = &mut root else {
-        return Ok(root);
+        return Ok((root, None));
     };
     let mut bundled = Map::new();
     b.files.sort_by(|a, c| a.0.cmp(&c.0));
@@ -62,47 +74,53 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
         bundled.insert(key, tree);
     }
     map.insert(BUNDLE_KEY.into(), Value::Object(bundled));
-    Ok(root)
+    Ok((root, None))
 }
 
-/// Whether every `$ref` of the root file is local (`#...`, or empty), so that bundling leaves it
-/// as it is: the common case, found by reading the tree (on two threads for a large one) rather
-/// than by the rewriting walk. Discriminator `mapping` values count too (the walk leaves them
-/// alone): a bare schema name there only means the walk runs, finding nothing to rewrite.
-fn all_local(root: &Value) -> bool {
+/// Every distinct reference of the root file (each `$ref` string and discriminator `mapping`
+/// value, as [`crate::schema::each_reference`] finds them), if all are local (`#...`, or empty),
+/// so that bundling leaves the tree as it is: the common case, found by reading the tree (on two
+/// threads for a large one) rather than by the rewriting walk. A bare schema name as a `mapping`
+/// value only means the walk runs, finding nothing to rewrite.
+fn local_references(root: &Value) -> Option<HashSet<&str>> {
     let local = |r: &str| r.is_empty() || r.starts_with('#');
     let Value::Object(top) = root else {
         // Not a document: the walk's errors come first, as ever.
-        return false;
+        return None;
     };
     // The members of the top-level members (each path item, each group of components, ...), so
     // that the two halves share the work whatever the document's layout.
-    let mut parts: Vec<&Value> = Vec::new();
+    let mut found = HashSet::new();
+    let mut parts: Vec<(Option<&str>, &Value)> = Vec::new();
     for (key, member) in top {
+        crate::schema::member_references(key, member, &mut |r| {
+            found.insert(r);
+        });
         match member {
-            Value::String(r) if key == "$ref" && !local(r) => return false,
-            Value::Object(m) => {
-                for (key, x) in m {
-                    match x {
-                        Value::String(r) if key == "$ref" && !local(r) => return false,
-                        _ => parts.push(x),
-                    }
-                }
-            }
-            Value::Array(items) => parts.extend(items),
+            Value::Object(m) => parts.extend(m.iter().map(|(k, x)| (Some(k.as_str()), x))),
+            Value::Array(items) => parts.extend(items.iter().map(|x| (None, x))),
             _ => {}
         }
     }
-    let part = |parts: &[&Value]| {
-        parts.iter().all(|p| {
-            let mut all = true;
-            crate::schema::each_reference(p, |r| all &= local(r));
-            all
-        })
+    for more in crate::par::halves(&parts, crate::par::MIN_ITEMS, references_of) {
+        found.extend(more);
+    }
+    found.iter().all(|r| local(r)).then_some(found)
+}
+
+/// The distinct references in `parts`: members (key and value) or array elements.
+fn references_of<'v>(parts: &[(Option<&str>, &'v Value)]) -> HashSet<&'v str> {
+    let mut found = HashSet::new();
+    let mut add = |r| {
+        found.insert(r);
     };
-    crate::par::halves(&parts, crate::par::MIN_ITEMS, part)
-        .into_iter()
-        .all(|all| all)
+    for &(key, x) in parts {
+        if let Some(key) = key {
+            crate::schema::member_references(key, x, &mut add);
+        }
+        crate::schema::each_reference(x, &mut add);
+    }
+    found
 }
 
 struct Bundler {
@@ -233,6 +251,101 @@ impl Bundler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The references [`crate::schema::each_reference`] finds in the whole tree, each once.
+    fn every_reference(root: &Value) -> HashSet<&str> {
+        let mut all = HashSet::new();
+        crate::schema::each_reference(root, |r| {
+            all.insert(r);
+        });
+        all
+    }
+
+    /// The walk in parts finds what a walk of the whole tree finds, at every level a reference
+    /// can sit (the top, a member of a top-level member, an array at the top), and refuses a
+    /// tree with one that is not local, wherever it is.
+    #[test]
+    fn local_references_are_every_reference() {
+        let mut trees: Vec<Value> = crate::test_support::spec_trees()
+            .into_iter()
+            .map(|(_, tree)| tree)
+            .collect();
+        trees.push(serde_json::json!({
+            "$ref": "#/a",
+            "mapping": {"x": "#/top-mapping"},
+            "components": {"$ref": "#/b", "mapping": {"y": "#/c"}, "schemas": {"A": {"$ref": "#/d"}}},
+            "list": [{"$ref": "#/e"}, [{"mapping": {"z": "#/f"}}], "#/not-a-ref"],
+            "paths": {}
+        }));
+        let mut compared = 0;
+        for tree in &trees {
+            let all = every_reference(tree);
+            let local = all.iter().all(|r| r.is_empty() || r.starts_with('#'));
+            match local_references(tree) {
+                Some(found) => {
+                    assert_eq!(found, all);
+                    compared += 1;
+                }
+                None => assert!(!local || !tree.is_object(), "{all:?}"),
+            }
+        }
+        assert!(compared >= 10, "only {compared} trees compared");
+        let last = local_references(trees.last().unwrap()).unwrap();
+        assert_eq!(last.len(), 7, "{last:?}");
+        for (at, refusing) in [
+            serde_json::json!({"$ref": "other.yaml"}),
+            serde_json::json!({"components": {"$ref": "other.yaml"}}),
+            serde_json::json!({"components": {"schemas": {"A": {"$ref": "other.yaml#/A"}}}}),
+            serde_json::json!({"list": [{"$ref": "other.yaml"}]}),
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert!(local_references(refusing).is_none(), "{at}");
+        }
+    }
+
+    /// A document read from a file whose references are all local knows whether two of them
+    /// want the same `$defs` name, and says what [`crate::schema::names_clash`] says; a Swagger
+    /// 2.0 document (its references rewritten by the upgrade) and one that joins files do not.
+    #[test]
+    fn loading_knows_whether_names_clash() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let clash = r##"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {},
+            "components": {"schemas": {"A B": {}, "A_B": {},
+            "C": {"properties": {"x": {"$ref": "#/components/schemas/A%20B"}, "y": {"$ref": "#/components/schemas/A_B"}}}}}}"##;
+        let plain = clash.replace("A%20B", "A_B");
+        let joined = clash.replace("#/components/schemas/A%20B", "other.json");
+        write("other.json", "{}");
+        let swagger = r##"{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {},
+            "definitions": {"A": {"$ref": "#/definitions/B"}, "B": {}}}"##;
+        for (name, text, known) in [
+            ("clash.json", clash, Some(true)),
+            ("plain.json", plain.as_str(), Some(false)),
+            ("joined.json", joined.as_str(), None),
+            ("swagger.json", swagger, None),
+        ] {
+            let doc = crate::load::load_file(&write(name, text)).unwrap();
+            assert_eq!(doc.clash, known, "{name}");
+            if let Some(clash) = doc.clash {
+                assert_eq!(clash, crate::schema::names_clash(doc.root()), "{name}");
+            }
+        }
+        for (path, _) in crate::test_support::spec_trees() {
+            let Ok(doc) = crate::load::load_file(&path) else {
+                continue;
+            };
+            if let Some(clash) = doc.clash {
+                let walked = crate::schema::names_clash(doc.root());
+                assert_eq!(clash, walked, "{}", path.display());
+            }
+        }
+    }
 
     #[test]
     fn relative_refs_are_joined_and_rewritten() {

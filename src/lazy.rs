@@ -84,6 +84,7 @@ pub(crate) fn open(file: &str, source: Option<&Path>, text: String) -> Result<Do
         version,
         root,
         lazy: None,
+        clash: None,
     };
     let Some((ops, clash)) = read_items(&doc, &text, &items) else {
         return Err(text);

@@ -44,14 +44,23 @@ impl SpecVersion {
 pub struct Document {
     pub file: String,
     pub version: SpecVersion,
-    /// The tree. In a document from [`load_file_lazy`] that kept its path items as text,
-    /// `paths` is empty here: [`Document::tree`] gives the whole tree.
-    pub root: Value,
+    /// The tree (see [`Document::root`]). Not public, so that what loading found out about it
+    /// (`clash`) stays true.
+    pub(crate) root: Value,
     /// The path items kept as text (see `lazy`), if any.
     pub(crate) lazy: Option<Box<crate::lazy::Paths>>,
+    /// Whether two references in `root` want the same `$defs` name (see
+    /// [`crate::schema::names_clash`]), when loading found out on the way.
+    pub(crate) clash: Option<bool>,
 }
 
 impl Document {
+    /// The tree. In a document from [`load_file_lazy`] that kept its path items as text, `paths`
+    /// is empty here: [`Document::tree`] gives the whole tree.
+    pub fn root(&self) -> &Value {
+        &self.root
+    }
+
     /// The document with its whole tree: itself, unless it keeps its path items as text; then
     /// the whole tree is parsed from that text (and the files it references joined) on the first
     /// call.
@@ -125,7 +134,15 @@ fn read_lazy(
     };
     let root = parse_tree(file, &bytes)?;
     match source {
-        Some(path) => from_tree(file, crate::bundle::bundle(path, root)?),
+        Some(path) => {
+            let (root, clash) = crate::bundle::bundle_noting_clash(path, root)?;
+            let mut doc = from_tree(file, root)?;
+            // Swagger 2.0's references were rewritten by the upgrade.
+            if doc.version != SpecVersion::Swagger2 {
+                doc.clash = clash;
+            }
+            Ok(doc)
+        }
         None => from_tree(file, root),
     }
 }
@@ -149,6 +166,7 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
         version,
         root,
         lazy: None,
+        clash: None,
     })
 }
 

@@ -104,8 +104,10 @@ pub fn convert_keeping(
 /// The plan, and how many threads build its tools: `threads` if given, else one per core (at
 /// most [`MAX_WORKERS`]) for a list of [`MIN_PARALLEL_TOOLS`] or more; always one when two
 /// references in the document want the same `$defs` name (names then depend on the order of
-/// conversion, so one converter must see every tool in order). The document is searched for
-/// such references while the plan is made.
+/// conversion, so one converter must see every tool in order). Loading usually found out
+/// already (a lazy document while reading its path items; one read whole, from a file whose
+/// references are all local, in the walk that checks that: see `bundle`); otherwise the document
+/// is searched for such references while the plan is made.
 fn plan_and_workers<'d>(
     doc: &'d crate::load::Document,
     options: &'d Options,
@@ -120,6 +122,9 @@ fn plan_and_workers<'d>(
     let (plan, clash) = if let Some(paths) = &doc.lazy {
         // Opening the document read every path item, and saw their references on the way.
         (Plan::new(doc, options, hints)?, paths.clash())
+    } else if let Some(clash) = doc.clash {
+        // Loading walked the tree for its references (see `bundle`), and the answer stands.
+        (Plan::new(doc, options, hints)?, clash)
     } else {
         let (plan, clash) = std::thread::scope(|scope| {
             let clash = scope.spawn(|| crate::schema::names_clash(&doc.root));

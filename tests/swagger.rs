@@ -201,7 +201,7 @@ fn refs_are_rewritten_and_none_dangles() {
         let bytes = std::fs::read(&path).unwrap();
         let doc = openapi_mcp::load::parse(spec, &bytes).unwrap();
         let mut refs = Vec::new();
-        mcp_check::collect_refs(&doc.root, &mut refs);
+        mcp_check::collect_refs(doc.root(), &mut refs);
         assert!(!refs.is_empty());
         for r in &refs {
             assert!(
@@ -209,7 +209,7 @@ fn refs_are_rewritten_and_none_dangles() {
                 "{spec}: {r} was not rewritten"
             );
             assert!(
-                openapi_mcp::refs::lookup(&doc.root, r).is_some(),
+                openapi_mcp::refs::lookup(doc.root(), r).is_some(),
                 "{spec}: {r} dangles"
             );
         }
@@ -225,7 +225,8 @@ fn refs_are_rewritten_and_none_dangles() {
     }
     // The upgraded document has the 3.0 layout.
     let bytes = std::fs::read(common::root().join("specs/swagger2-features.json")).unwrap();
-    let root = openapi_mcp::load::parse("f", &bytes).unwrap().root;
+    let doc = openapi_mcp::load::parse("f", &bytes).unwrap();
+    let root = doc.root();
     let put = &root["paths"]["/animals"]["put"];
     assert_eq!(
         put["requestBody"],

@@ -29,7 +29,7 @@ mod pattern;
 mod values;
 
 pub use defs::names_clash;
-pub(crate) use defs::{clash_among, each_reference};
+pub(crate) use defs::{clash_among, each_reference, member_references};
 pub use limits::{Limits, json_size};
 pub use output::Schema;
 
