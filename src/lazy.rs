@@ -76,7 +76,7 @@ impl std::fmt::Debug for Paths {
 /// A document of `text` (named `file`, read from `source`) with its path items kept as text, or
 /// the text back when it must be read whole (see the module doc).
 pub(crate) fn open(file: &str, source: Option<&Path>, text: String) -> Result<Document, String> {
-    let Some((version, root, items)) = lazy_root(&text) else {
+    let Some((version, root, items, in_root)) = lazy_root(&text) else {
         return Err(text);
     };
     let mut doc = Document {
@@ -86,7 +86,7 @@ pub(crate) fn open(file: &str, source: Option<&Path>, text: String) -> Result<Do
         lazy: None,
         clash: None,
     };
-    let Some((ops, clash)) = read_items(&doc, &text, &items) else {
+    let Some((ops, clash)) = read_items(&doc, &text, &items, in_root) else {
         return Err(text);
     };
     doc.lazy = Some(Box::new(Paths {
@@ -100,8 +100,9 @@ pub(crate) fn open(file: &str, source: Option<&Path>, text: String) -> Result<Do
     Ok(doc)
 }
 
-/// The version, the tree without path items and the path items of `text`, if it can be lazy.
-fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>)> {
+/// The version, the tree without path items, the path items of `text` and the distinct
+/// references in that tree, if it can be lazy.
+fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>, HashSet<String>)> {
     if !text.trim_start().starts_with('{') {
         return None;
     }
@@ -112,8 +113,14 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>)> {
         .ok()
         .filter(|v| *v != SpecVersion::Swagger2)?;
     let mut followable = true;
-    crate::schema::each_reference(&root, |r| followable &= is_followable(r));
-    followable.then_some((version, root, items))
+    let mut in_root = HashSet::new();
+    crate::schema::each_reference(&root, |r| {
+        followable &= is_followable(r);
+        if !in_root.contains(r) {
+            in_root.insert(r.to_string());
+        }
+    });
+    followable.then_some((version, root, items, in_root))
 }
 
 /// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
@@ -135,7 +142,8 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
                 if raw.nesting > MAX_DEPTH - 1 {
                     return None;
                 }
-                root.insert(key, serde_json::from_str(raw.text).ok()?);
+                // `components` is a seventh of Graph's text: parsed on two threads if large.
+                root.insert(key, crate::json::parse(raw.text.as_bytes()).ok()?);
             }
         }
     }
@@ -238,10 +246,18 @@ fn parse_item(text: &str, item: &Item) -> serde_json::Result<Value> {
 }
 
 /// Read every path item of `text` as [`model::read`] would read it in `doc` (the document
-/// without them): the operations, and whether two references want the same `$defs` name. `None`
+/// without them): the operations, and whether two references (theirs, or `in_root`, those of
+/// the document without them) want the same `$defs` name. `None`
 /// when the document must be read whole: the head or an item has an error, or an item has a
 /// reference [`is_followable`] refuses.
-fn read_items(doc: &Document, text: &str, items: &[Item]) -> Option<(Vec<Op>, bool)> {
+fn read_items(
+    doc: &Document,
+    text: &str,
+    items: &[Item],
+    in_root: HashSet<String>,
+) -> Option<(Vec<Op>, bool)> {
+    /// Path items read at a time by one thread.
+    const RUN: usize = 32;
     let servers = model::read_head(doc).ok()?.servers;
     type Part = Option<(Vec<Op>, HashSet<String>)>;
     let read_run = |run: &[usize]| -> Part {
@@ -275,25 +291,18 @@ fn read_items(doc: &Document, text: &str, items: &[Item]) -> Option<(Vec<Op>, bo
         }
         Some((ops, refs))
     };
+    // Runs of items taken in turn by two threads, so that they finish together (cut in two
+    // halves by bytes, Graph v1's second half took a fifth longer than its first).
     let order: Vec<usize> = (0..items.len()).collect();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (first, second) = if cores > 1 && order.len() >= crate::par::MIN_ITEMS {
-        let weight = |&i: &usize| items[i].range.len();
-        let (first, second) = crate::par::halves_by_weight(&order, weight, read_run);
-        let second = second.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (first?, second?)
-    } else {
-        (read_run(&order)?, (Vec::new(), HashSet::new()))
-    };
-    let (mut ops, mut refs) = first;
-    ops.extend(second.0);
-    refs.extend(second.1);
-    // The document's own references (all followable: see `lazy_root`).
-    let mut in_root = HashSet::new();
-    crate::schema::each_reference(&doc.root, |r| {
-        in_root.insert(r);
-    });
-    let clash = crate::schema::clash_among(refs.iter().map(String::as_str).chain(in_root));
+    let runs: Vec<&[usize]> = order.chunks(RUN).collect();
+    let (mut ops, mut refs) = (Vec::new(), HashSet::new());
+    for (run_ops, run_refs) in crate::par::each_taken(&runs, |run| read_run(run))? {
+        ops.extend(run_ops);
+        refs.extend(run_refs);
+    }
+    // With the document's own references (all followable: see `lazy_root`).
+    refs.extend(in_root);
+    let clash = crate::schema::clash_among(refs.iter().map(String::as_str));
     Some((ops, clash))
 }
 
@@ -325,10 +334,18 @@ mod tests {
 
     #[test]
     fn items_are_ranges_of_the_text() {
-        let text = r#"{"openapi": "3.1.0", "paths": { "/a" : {"get": {}} , "/b":{} }, "x": 1}"#;
-        let (version, root, items) = lazy_root(text).unwrap();
+        let text = r##"{"openapi": "3.1.0", "paths": { "/a" : {"get": {}} , "/b":{} }, "x": 1,
+            "components": {"schemas": {"A": {"$ref": "#/x"}, "B": {"items": {"$ref": "#/x"}},
+            "C": {"discriminator": {"mapping": {"c": "#/y"}}}}}}"##;
+        let (version, root, items, in_root) = lazy_root(text).unwrap();
         assert_eq!(version, SpecVersion::OpenApi31);
-        assert_eq!(root.to_string(), r#"{"openapi":"3.1.0","paths":{},"x":1}"#);
+        assert!(
+            root.to_string()
+                .starts_with(r#"{"openapi":"3.1.0","paths":{},"x":1,"#)
+        );
+        let mut in_root: Vec<String> = in_root.into_iter().collect();
+        in_root.sort();
+        assert_eq!(in_root, ["#/x", "#/y"]);
         let found: Vec<(&str, &str)> = items
             .iter()
             .map(|i| (i.path.as_str(), &text[i.range.clone()]))

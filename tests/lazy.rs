@@ -261,36 +261,50 @@ fn nesting_near_the_limit_reads_the_whole_tree() {
 
 /// References in different path items that want the same `$defs` name: the plan must see them
 /// (they are never all in one tree) and build the tools on one thread, as the whole read does.
+/// Also when one of them is not in a path item but in a definition a path item refers to.
 #[test]
 fn clashing_definition_names_in_path_items_are_found() {
-    let mut schemas = serde_json::Map::new();
-    schemas.insert("A B".into(), json!({"type": "string"}));
-    schemas.insert("A_B".into(), json!({"type": "integer"}));
-    let mut paths = serde_json::Map::new();
-    for i in 0..300 {
-        // Converted in order, `A B` is named first (`A_B`), then `A_B` (`A_B_2`); a second
-        // worker starting at a later chunk could meet `A_B` first.
-        let target = if i < 16 { "A%20B" } else { "A_B" };
-        paths.insert(
-            format!("/r{i}"),
-            json!({"post": {"operationId": format!("op{i}"),
-            "requestBody": {"content": {"application/json": {"schema": {"type": "object",
-                "properties": {"x": {"$ref": format!("#/components/schemas/{target}")}}}}}},
-            "responses": {"200": {"description": "ok"}}}}),
+    for in_components in [false, true] {
+        let mut schemas = serde_json::Map::new();
+        schemas.insert("A B".into(), json!({"type": "string"}));
+        schemas.insert("A_B".into(), json!({"type": "integer"}));
+        schemas.insert(
+            "C".into(),
+            json!({"type": "object", "properties": {"y": {"$ref": "#/components/schemas/A%20B"}}}),
         );
+        let mut paths = serde_json::Map::new();
+        for i in 0..300 {
+            // Converted in order, `A B` is named first (`A_B`), then `A_B` (`A_B_2`); a second
+            // worker starting at a later chunk could meet `A_B` first.
+            let target = match (i < 16, in_components) {
+                (true, false) => "A%20B",
+                (true, true) => "C",
+                (false, _) => "A_B",
+            };
+            paths.insert(
+                format!("/r{i}"),
+                json!({"post": {"operationId": format!("op{i}"),
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                    "properties": {"x": {"$ref": format!("#/components/schemas/{target}")}}}}}},
+                "responses": {"200": {"description": "ok"}}}}),
+            );
+        }
+        let doc = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths,
+            "components": {"schemas": schemas}});
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let (one, _) = convert(load::load_file(&path), &Options::default(), Some(1));
+        for threads in [None, Some(2), Some(4)] {
+            let (out, lazy) = convert(load::load_lazy(&path, 0), &Options::default(), threads);
+            assert!(lazy);
+            assert!(
+                out == one,
+                "{threads:?} threads differ (in components: {in_components})"
+            );
+        }
+        assert!(one.contains("A_B_2"), "the names clash: {:.200}", one);
     }
-    let doc = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths,
-        "components": {"schemas": schemas}});
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("spec.json");
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let (one, _) = convert(load::load_file(&path), &Options::default(), Some(1));
-    for threads in [None, Some(2), Some(4)] {
-        let (out, lazy) = convert(load::load_lazy(&path, 0), &Options::default(), threads);
-        assert!(lazy);
-        assert!(out == one, "{threads:?} threads differ");
-    }
-    assert!(one.contains("A_B_2"), "the names clash: {:.200}", one);
 }
 
 /// The command line reads a large JSON document lazily when it streams, and prints what the
