@@ -3,11 +3,11 @@
 //! A parsed JSON tree takes about eight times the bytes of its text, and in a large document
 //! nearly all of those bytes are `paths` (41.7 of Microsoft Graph beta's 47 MB). So for the
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
-//! its range of the text. When the document is opened, every path item is parsed once (on two
-//! threads from 128 items), its references checked, its operations read as the model reads them,
-//! and its tree dropped; what names and filters each operation is kept. Each tool's builder
-//! parses its path item again. Only the rest of the document (`components`, ...) and one path
-//! item per builder are ever held as trees.
+//! its range of the text. When the document is opened, every path item is parsed once (in runs
+//! of 32 taken in turn by two threads), its references checked, its operations read as the
+//! model reads them, and its tree dropped; what names and filters each operation is kept. Each
+//! tool's builder parses its path item again. Only the rest of the document (`components`, ...)
+//! and one path item per builder are ever held as trees.
 //!
 //! The tools are the same as from the whole tree, byte for byte, and so are the errors: whatever
 //! the lazy reading cannot do the same way, the document is read whole instead, decided when it
@@ -249,7 +249,8 @@ fn parse_item(text: &str, item: &Item) -> serde_json::Result<Value> {
 /// without them): the operations, and whether two references (theirs, or `in_root`, those of
 /// the document without them) want the same `$defs` name. `None`
 /// when the document must be read whole: the head or an item has an error, or an item has a
-/// reference [`is_followable`] refuses.
+/// reference [`is_followable`] refuses (or the second thread panicked: the whole read then
+/// meets the same fault on one thread).
 fn read_items(
     doc: &Document,
     text: &str,

@@ -327,12 +327,13 @@ impl Window {
 mod tests {
     use serde_json::{Map, json};
 
-    /// 300 operations; with `clash`, the first 16 reference `A B` and the rest `A_B`, which want
-    /// the same `$defs` name.
-    fn document(clash: bool) -> String {
+    /// 300 operations: the first 16 reference `first`, the rest `A_B`. `A B` and `A_B` want the
+    /// same `$defs` name; `C` (there when `first` is `C`) is an object whose property references
+    /// `A B`.
+    fn document(first: &str) -> String {
         let mut paths = Map::new();
         for i in 0..300 {
-            let target = if clash && i < 16 { "A%20B" } else { "A_B" };
+            let target = if i < 16 { first } else { "A_B" };
             paths.insert(
                 format!("/r{i}"),
                 json!({"post": {"operationId": format!("op{i}"),
@@ -341,27 +342,38 @@ mod tests {
                 "responses": {"200": {"description": "ok"}}}}),
             );
         }
+        let mut schemas = json!({"A B": {"type": "string"}, "A_B": {"type": "integer"}});
+        if first == "C" {
+            schemas["C"] = json!({"type": "object", "properties": {"c": {"$ref": "#/components/schemas/A%20B"}}});
+        }
         json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths,
-            "components": {"schemas": {"A B": {"type": "string"}, "A_B": {"type": "integer"}}}})
+            "components": {"schemas": schemas}})
         .to_string()
     }
 
     /// Names that depend on the order of conversion make one worker build every tool, whether
-    /// the document is read whole or with its path items as text (where the clash is found
-    /// only in path items).
+    /// the document is parsed whole, loaded from a file (where loading found the clash) or read
+    /// with its path items as text (where the clash is found among the path items' references
+    /// and the rest of the document's), and whether the clashing references are both in path
+    /// items or one is in a definition.
     #[test]
     fn a_names_clash_means_one_worker() {
         let options = crate::Options::default();
-        for clash in [false, true] {
-            let text = document(clash);
+        let dir = tempfile::tempdir().unwrap();
+        for (first, clash) in [("A_B", false), ("A%20B", true), ("C", true)] {
+            let text = document(first);
             let whole = crate::load::parse("t.json", text.as_bytes()).unwrap();
+            let path = dir.path().join("t.json");
+            std::fs::write(&path, &text).unwrap();
+            let loaded = crate::load::load_file(&path).unwrap();
+            assert_eq!(loaded.clash, Some(clash), "{first}");
             let lazy = crate::lazy::open("t.json", None, text).unwrap();
             assert!(lazy.is_lazy());
-            for doc in [&whole, &lazy] {
+            for doc in [&whole, &loaded, &lazy] {
                 let (plan, workers) =
                     super::plan_and_workers(doc, &options, None, Some(4)).unwrap();
                 assert_eq!(plan.len(), 300);
-                assert_eq!(workers, if clash { 1 } else { 4 }, "clash: {clash}");
+                assert_eq!(workers, if clash { 1 } else { 4 }, "first: {first}");
             }
         }
     }
