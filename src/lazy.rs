@@ -116,11 +116,16 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>, HashSet<Strin
     let mut in_root = HashSet::new();
     crate::schema::each_reference(&root, |r| {
         followable &= is_followable(r);
-        if !in_root.contains(r) {
-            in_root.insert(r.to_string());
-        }
+        keep_once(&mut in_root, r);
     });
     followable.then_some((version, root, items, in_root))
+}
+
+/// Add reference `r` to `refs`, copied only the first time it is met.
+fn keep_once(refs: &mut HashSet<String>, r: &str) {
+    if !refs.contains(r) {
+        refs.insert(r.to_string());
+    }
 }
 
 /// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
@@ -268,9 +273,7 @@ fn read_items(
             let mut followable = true;
             crate::schema::each_reference(&tree, |r| {
                 followable &= is_followable(r);
-                if !refs.contains(r) {
-                    refs.insert(r.to_string());
-                }
+                keep_once(&mut refs, r);
             });
             if !followable {
                 return None;

@@ -152,15 +152,16 @@ fn separator(style: NameStyle) -> char {
 /// `s` with every character outside `[A-Za-z0-9_.-]` replaced by `_` (argument and `$defs`
 /// names: safe in a URI fragment and in every client's property names).
 pub fn key_safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    s.chars().map(key_safe_char).collect()
+}
+
+/// `c` if it is in `[A-Za-z0-9_.-]`, else `_` (see [`key_safe`]).
+pub(crate) fn key_safe_char(c: char) -> char {
+    if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+        c
+    } else {
+        '_'
+    }
 }
 
 /// Replace characters outside `[A-Za-z0-9_-]` by `sep`, collapse repeats, trim the ends.

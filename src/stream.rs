@@ -119,11 +119,10 @@ fn plan_and_workers<'d>(
     if wanted <= 1 {
         return Ok((Plan::new(doc, options, hints)?, 1));
     }
-    let (plan, clash) = if let Some(paths) = &doc.lazy {
-        // Opening the document read every path item, and saw their references on the way.
-        (Plan::new(doc, options, hints)?, paths.clash())
-    } else if let Some(clash) = doc.clash {
-        // Loading walked the tree for its references (see `bundle`), and the answer stands.
+    // Opening a lazy document read every path item, and saw their references on the way;
+    // loading a file walked the tree for its references (see `bundle`).
+    let known = doc.lazy.as_ref().map(|paths| paths.clash()).or(doc.clash);
+    let (plan, clash) = if let Some(clash) = known {
         (Plan::new(doc, options, hints)?, clash)
     } else {
         let (plan, clash) = std::thread::scope(|scope| {

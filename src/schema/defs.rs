@@ -191,12 +191,8 @@ fn push_key_safe_unescaped(out: &mut String, token: &str) {
     while let Some(c) = chars.next() {
         if c == '~' {
             chars.next_if(|&n| n == '0' || n == '1');
-            out.push('_');
-        } else if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-            out.push(c);
-        } else {
-            out.push('_');
         }
+        out.push(crate::naming::key_safe_char(c));
     }
 }
 
