@@ -9,8 +9,9 @@
 //! no network access.
 
 use crate::error::{Error, Result, escape_token};
+use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The top-level key that holds bundled files.
@@ -82,45 +83,73 @@ pub(crate) fn bundle_noting_clash(
 /// so that bundling leaves the tree as it is: the common case, found by reading the tree (on two
 /// threads for a large one) rather than by the rewriting walk. A bare schema name as a `mapping`
 /// value only means the walk runs, finding nothing to rewrite.
-fn local_references(root: &Value) -> Option<HashSet<&str>> {
+fn local_references(root: &Value) -> Option<FxHashSet<&str>> {
     let local = |r: &str| r.is_empty() || r.starts_with('#');
     let Value::Object(top) = root else {
         // Not a document: the walk's errors come first, as ever.
         return None;
     };
-    // The members of the top-level members (each path item, each group of components, ...), so
-    // that the two halves share the work whatever the document's layout.
-    let mut found = HashSet::new();
-    let mut parts: Vec<(Option<&str>, &Value)> = Vec::new();
+    // The tree cut into small parts (each path item, each group of components, each schema of
+    // a long list of them), walked in runs taken in turn by two threads, so that they finish
+    // together whatever the document's layout (in halves, AWS EC2's `components.schemas` was
+    // one part, walked by one thread while the other waited). References are the same whatever
+    // the parts: a member's own references are found where the member is opened.
+    let mut found = FxHashSet::default();
+    let mut parts: Vec<&Value> = Vec::new();
+    let mut add = |r| {
+        found.insert(r);
+    };
     for (key, member) in top {
-        crate::schema::member_references(key, member, &mut |r| {
-            found.insert(r);
-        });
-        match member {
-            Value::Object(m) => parts.extend(m.iter().map(|(k, x)| (Some(k.as_str()), x))),
-            Value::Array(items) => parts.extend(items.iter().map(|x| (None, x))),
-            _ => {}
+        crate::schema::member_references(key, member, &mut add);
+        for (key, x) in members(member) {
+            if let Some(key) = key {
+                crate::schema::member_references(key, x, &mut add);
+            }
+            match x {
+                Value::Object(m) if m.len() >= WIDE => {
+                    for (key, y) in m {
+                        crate::schema::member_references(key, y, &mut add);
+                        parts.push(y);
+                    }
+                }
+                Value::Array(items) if items.len() >= WIDE => parts.extend(items),
+                _ => parts.push(x),
+            }
         }
     }
-    for more in crate::par::halves(&parts, crate::par::MIN_ITEMS, references_of) {
+    let runs: Vec<&[&Value]> = parts.chunks(RUN).collect();
+    // `None` only if the second thread panicked: walked again on this one, for the panic.
+    let per_run = crate::par::each_taken(&runs, |run| Some(references_in(run)))
+        .unwrap_or_else(|| runs.iter().map(|run| references_in(run)).collect());
+    for more in per_run {
         found.extend(more);
     }
     found.iter().all(|r| local(r)).then_some(found)
 }
 
-/// The distinct references in `parts`: members (key and value) or array elements.
-fn references_of<'v>(parts: &[(Option<&str>, &'v Value)]) -> HashSet<&'v str> {
-    let mut found = HashSet::new();
-    let mut add = |r| {
-        found.insert(r);
-    };
-    for &(key, x) in parts {
-        if let Some(key) = key {
-            crate::schema::member_references(key, x, &mut add);
-        }
-        crate::schema::each_reference(x, &mut add);
+/// The distinct references in `parts`.
+fn references_in<'v>(parts: &[&'v Value]) -> FxHashSet<&'v str> {
+    let mut found = FxHashSet::default();
+    for x in parts {
+        crate::schema::each_reference(x, |r| {
+            found.insert(r);
+        });
     }
     found
+}
+
+/// A member with at least this many members (or items) of its own is walked as that many parts.
+const WIDE: usize = 64;
+/// Parts a thread takes at a time.
+const RUN: usize = 32;
+
+/// The members of `v` (with their keys) or its items, or nothing.
+fn members(v: &Value) -> Box<dyn Iterator<Item = (Option<&str>, &Value)> + '_> {
+    match v {
+        Value::Object(m) => Box::new(m.iter().map(|(k, x)| (Some(k.as_str()), x))),
+        Value::Array(items) => Box::new(items.iter().map(|x| (None, x))),
+        _ => Box::new(std::iter::empty()),
+    }
 }
 
 struct Bundler {
@@ -251,6 +280,7 @@ impl Bundler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     /// The references [`crate::schema::each_reference`] finds in the whole tree, each once.
     fn every_reference(root: &Value) -> HashSet<&str> {
@@ -270,20 +300,35 @@ mod tests {
             .into_iter()
             .map(|(_, tree)| tree)
             .collect();
-        trees.push(serde_json::json!({
+        let mut tree = serde_json::json!({
             "$ref": "#/a",
             "mapping": {"x": "#/top-mapping"},
             "components": {"$ref": "#/b", "mapping": {"y": "#/c"}, "schemas": {"A": {"$ref": "#/d"}}},
             "list": [{"$ref": "#/e"}, [{"mapping": {"z": "#/f"}}], "#/not-a-ref"],
             "paths": {}
-        }));
+        });
+        // Wide members, walked member by member: references as their own members, and inside
+        // their members and items.
+        let mut wide = serde_json::Map::new();
+        let mut items = Vec::new();
+        for i in 0..super::WIDE {
+            wide.insert(format!("S{i}"), serde_json::json!({"type": "object"}));
+            items.push(serde_json::json!({"type": "string"}));
+        }
+        wide.insert("$ref".into(), "#/g".into());
+        wide.insert("mapping".into(), serde_json::json!({"k": "#/h"}));
+        wide.insert("S7".into(), serde_json::json!({"items": {"$ref": "#/i"}}));
+        items[3] = serde_json::json!({"$ref": "#/j"});
+        tree["components"]["wide"] = Value::Object(wide);
+        tree["components"]["many"] = Value::Array(items);
+        trees.push(tree);
         let mut compared = 0;
         for tree in &trees {
             let all = every_reference(tree);
             let local = all.iter().all(|r| r.is_empty() || r.starts_with('#'));
             match local_references(tree) {
                 Some(found) => {
-                    assert_eq!(found, all);
+                    assert_eq!(found.into_iter().collect::<HashSet<_>>(), all);
                     compared += 1;
                 }
                 None => assert!(!local || !tree.is_object(), "{all:?}"),
@@ -291,7 +336,7 @@ mod tests {
         }
         assert!(compared >= 10, "only {compared} trees compared");
         let last = local_references(trees.last().unwrap()).unwrap();
-        assert_eq!(last.len(), 7, "{last:?}");
+        assert_eq!(last.len(), 11, "{last:?}");
         for (at, refusing) in [
             serde_json::json!({"$ref": "other.yaml"}),
             serde_json::json!({"components": {"$ref": "other.yaml"}}),

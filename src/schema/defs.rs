@@ -4,9 +4,10 @@
 use super::Converter;
 use crate::error::{Error, Result, escape_token};
 use crate::refs;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -79,7 +80,7 @@ pub fn names_clash(root: &Value) -> bool {
 
 /// Whether two of `references` (each once) are local and ask for the same `$defs` name.
 pub(crate) fn clash_among<'r>(references: impl IntoIterator<Item = &'r str>) -> bool {
-    let mut named: HashMap<String, String> = HashMap::new();
+    let mut named: FxHashMap<String, String> = FxHashMap::default();
     references
         .into_iter()
         .filter(|r| r.starts_with('#'))
