@@ -117,25 +117,18 @@ fn local_references(root: &Value) -> Option<FxHashSet<&str>> {
             }
         }
     }
-    let runs: Vec<&[&Value]> = parts.chunks(RUN).collect();
-    // `None` only if the second thread panicked: walked again on this one, for the panic.
-    let per_run = crate::par::each_taken(&runs, |run| Some(references_in(run)))
-        .unwrap_or_else(|| runs.iter().map(|run| references_in(run)).collect());
-    for more in per_run {
-        found.extend(more);
-    }
-    found.iter().all(|r| local(r)).then_some(found)
-}
-
-/// The distinct references in `parts`.
-fn references_in<'v>(parts: &[&'v Value]) -> FxHashSet<&'v str> {
-    let mut found = FxHashSet::default();
-    for x in parts {
+    let mut per_thread = crate::par::fold_taken(&parts, RUN, FxHashSet::default, |found, x| {
         crate::schema::each_reference(x, |r| {
             found.insert(r);
         });
-    }
-    found
+    });
+    // The largest set takes in the others.
+    per_thread.push(found);
+    per_thread.sort_by_key(|set| std::cmp::Reverse(set.len()));
+    let mut sets = per_thread.into_iter();
+    let mut found = sets.next().unwrap_or_default();
+    sets.for_each(|more| found.extend(more));
+    found.iter().all(|r| local(r)).then_some(found)
 }
 
 /// A member with at least this many members (or items) of its own is walked as that many parts.

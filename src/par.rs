@@ -108,6 +108,45 @@ pub(crate) fn each_taken<T: Sync, R: Send>(
     Some(out)
 }
 
+/// `f` over each item on two threads that each take the next run of `run` items not yet
+/// taken (as [`each_taken`]), each folding what it finds into a state of its own, made by
+/// `init`: the states, one a thread, in no particular order, for a caller that combines them
+/// in any order (a set of what was found). A panic in either thread is raised again here. One
+/// thread does all of it when there is only one core or one run.
+pub(crate) fn fold_taken<T: Sync, S: Send>(
+    items: &[T],
+    run: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) + Sync,
+) -> Vec<S> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let run = run.max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let fold = |next: &AtomicUsize| {
+        let mut state = init();
+        loop {
+            let start = next.fetch_add(run, Ordering::Relaxed);
+            let Some(taken) = items.get(start..) else {
+                break;
+            };
+            taken.iter().take(run).for_each(|item| f(&mut state, item));
+        }
+        state
+    };
+    let next = AtomicUsize::new(0);
+    if items.len() <= run || cores < 2 {
+        return vec![fold(&next)];
+    }
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| fold(&next));
+        let first = fold(&next);
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        vec![first, second]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -159,6 +198,19 @@ mod tests {
             spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
             assert_eq!(super::each_taken(&items, panics), Some(items.clone()));
         }
+    }
+
+    #[test]
+    fn fold_taken_sees_every_item_once() {
+        let items: Vec<u64> = (0..10_000).collect();
+        for run in [0, 1, 7, 32, 20_000] {
+            let states = super::fold_taken(&items, run, Vec::new, |seen, &x| seen.push(x));
+            let mut seen: Vec<u64> = states.into_iter().flatten().collect();
+            seen.sort_unstable();
+            assert_eq!(seen, items, "run {run}");
+        }
+        let none = super::fold_taken(&[] as &[u64], 32, || 0, |n, _| *n += 1);
+        assert_eq!(none.iter().sum::<u32>(), 0);
     }
 
     #[test]
