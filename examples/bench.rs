@@ -98,22 +98,32 @@ fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
 }
 
 /// What `openapi-mcp convert PATH -o OUT` does (tools built on a thread per core, written in
-/// order on this one). The document and the definitions the tools shared are returned so that
-/// the caller frees them outside the timed part, as the command line skips freeing them at exit.
-fn convert_to(path: &Path, out: &Path) -> (usize, usize, impl Sized) {
+/// order on this one), timed: its time, operations and bytes written. The document and what
+/// the conversion leaves to free are freed after the timing (as the command line skips freeing
+/// them at exit), or, with `forget`, never.
+fn convert_to(path: &Path, out: &Path, forget: bool) -> (Duration, usize, usize) {
+    let t = Instant::now();
+    let options = openapi_mcp::Options::default();
     let doc = openapi_mcp::load::load_file_lazy(path).expect("loads");
-    let (summary, definitions) = openapi_mcp::stream::convert_keeping(
+    let (summary, remains) = openapi_mcp::stream::convert_keeping(
         &doc,
-        &openapi_mcp::Options::default(),
+        &options,
         None,
         openapi_mcp::emit::Shape::Mcp,
         Some(out),
         None,
     )
     .expect("converts");
+    let elapsed = t.elapsed();
     let summary = summary.expect("a file is never closed early");
     let written = std::fs::metadata(out).map_or(0, |m| m.len() as usize);
-    (summary.operations, written, (doc, definitions))
+    if forget {
+        std::mem::forget(remains);
+        std::mem::forget(doc);
+    } else {
+        drop(remains);
+    }
+    (elapsed, summary.operations, written)
 }
 
 fn peak_rss_kib() -> u64 {
@@ -130,9 +140,8 @@ fn main() {
     // Child modes: one conversion (or one floor parse), then report peak memory and end
     // without freeing, as the command line does.
     if args.first().map(String::as_str) == Some("--one") {
-        let held = convert_to(Path::new(&args[1]), Path::new(&args[2]));
+        convert_to(Path::new(&args[1]), Path::new(&args[2]), true);
         println!("{}", peak_rss_kib());
-        std::mem::forget(held);
         return;
     }
     if args.first().map(String::as_str) == Some("--floor") {
@@ -190,8 +199,7 @@ fn main() {
         // that differs (the output with its first byte changed, written before).
         let mut new_file = || {
             let _ = std::fs::remove_file(&out);
-            let (t, (ops, written, held)) = time(|| convert_to(&path, &out));
-            drop(held);
+            let (t, ops, written) = convert_to(&path, &out, false);
             last = (ops, written);
             t
         };
@@ -199,18 +207,12 @@ fn main() {
             let [a, b] = best_in_turns(runs, [&mut floor_run, &mut new_file]);
             (a, b)
         };
-        let mut unchanged = || {
-            let (t, (_, _, held)) = time(|| convert_to(&path, &out));
-            drop(held);
-            t
-        };
+        let mut unchanged = || convert_to(&path, &out, false).0;
         let mut replacing = || {
             let mut old = std::fs::read(&out).expect("the output");
             old[0] ^= 1;
             std::fs::write(&out, old).expect("writes");
-            let (t, (_, _, held)) = time(|| convert_to(&path, &out));
-            drop(held);
-            t
+            convert_to(&path, &out, false).0
         };
         let [floor_again, unchanged, replacing] =
             best_in_turns(runs, [&mut floor_run, &mut unchanged, &mut replacing]);

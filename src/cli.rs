@@ -343,7 +343,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         std::mem::forget(conversion);
         status
     } else {
-        let (summary, definitions) = crate::stream::convert_keeping(
+        let (summary, remains) = crate::stream::convert_keeping(
             &doc,
             &options,
             hints.as_ref(),
@@ -355,7 +355,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
             eprintln!("openapi-mcp: note: {n}");
         }
         // Not freed either, as the document below.
-        std::mem::forget(definitions);
+        std::mem::forget(remains);
         0
     };
     // The process ends here: freeing the document (millions of small allocations for a large

@@ -303,11 +303,6 @@ impl<'d> Plan<'d> {
         Ok(self)
     }
 
-    /// The definitions the plan's builders shared, the rest of the plan freed.
-    pub(crate) fn into_registry(self) -> std::sync::Arc<std::sync::Mutex<schema::Registry>> {
-        self.registry
-    }
-
     /// How many tools the plan builds.
     pub(crate) fn len(&self) -> usize {
         self.selected.len()

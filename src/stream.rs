@@ -8,14 +8,13 @@ use crate::emit::{JsonLines, Shape, line_separator, write_line};
 use crate::error::{Error, Result};
 use crate::output::{AtomicFile, to_stdout};
 use crate::review::HintsFile;
-use crate::schema::Registry;
 use crate::{Options, Plan, Summary};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 
 /// Tools a worker builds at a time.
 const CHUNK: usize = 16;
@@ -60,24 +59,25 @@ pub fn convert_to(
     convert_keeping(doc, options, hints, shape, output, threads).map(|(summary, _)| summary)
 }
 
-/// The definitions the tools of a conversion shared (a converted tree per definition and
-/// direction), handed back by [`convert_keeping`]. Dropping them frees them, one allocation at a
-/// time on one thread after the last tool is written (for Kubernetes, 2% of the instructions of
-/// its conversion). A program that ends next can skip that with `std::mem::forget`, as the
-/// command line does.
-pub struct Definitions {
-    _held: Arc<Mutex<Registry>>,
+/// What a conversion leaves to free, handed back by [`convert_keeping`]: the definitions its
+/// tools shared (a converted tree per definition and direction) and the operations it read.
+/// Dropping it frees them, one allocation at a time on one thread after the last tool is
+/// written (for Kubernetes, 2% of the instructions of its conversion, and the operations, read
+/// on two threads, are slower still to free on one). A program that ends next can skip that
+/// with `std::mem::forget`, as the command line does.
+pub struct Remains<'d> {
+    _plan: Plan<'d>,
 }
 
-/// [`convert_to`], handing the shared definitions back to the caller instead of freeing them.
-pub fn convert_keeping(
-    doc: &crate::load::Document,
-    options: &Options,
-    hints: Option<&HintsFile>,
+/// [`convert_to`], handing what is left to free back to the caller instead of freeing it.
+pub fn convert_keeping<'d>(
+    doc: &'d crate::load::Document,
+    options: &'d Options,
+    hints: Option<&'d HintsFile>,
     shape: Shape,
     output: Option<&Path>,
     threads: Option<usize>,
-) -> Result<(Option<Summary>, Definitions)> {
+) -> Result<(Option<Summary>, Remains<'d>)> {
     // Created first, so that an unwritable output fails before any work, whatever the document.
     let file = output.map(AtomicFile::create).transpose()?;
     let (plan, workers) = plan_and_workers(doc, options, hints, threads)?;
@@ -95,10 +95,7 @@ pub fn convert_keeping(
     }
     // Without an error and without the end of the list, standard output was closed.
     let summary = ended.then(|| plan.summary());
-    let definitions = Definitions {
-        _held: plan.into_registry(),
-    };
-    Ok((summary, definitions))
+    Ok((summary, Remains { _plan: plan }))
 }
 
 /// The plan, and how many threads build its tools: `threads` if given, else one per core (at
