@@ -130,7 +130,7 @@ fn keep_once(refs: &mut HashSet<String>, r: &str) {
 
 /// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
 fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
-    let members = open_members(text, |key| key == "paths")?;
+    let members = open_members(text, |key| usize::from(key == "paths"))?;
     let mut root = Map::new();
     let mut items = None;
     for (key, member) in members {
@@ -139,8 +139,12 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
             return None;
         }
         match member {
-            Member::Opened(members) => {
-                items = Some(path_items(text, members)?);
+            Member::Opened(_, members) => {
+                let members = members.into_iter().map(|(path, m)| match m {
+                    Member::Raw(raw) => Some((path, raw)),
+                    Member::Opened(..) => None,
+                });
+                items = Some(path_items(text, members.collect::<Option<_>>()?)?);
                 root.insert(key, Value::Object(Map::new()));
             }
             Member::Raw(raw) => {

@@ -79,23 +79,18 @@ fn split(raw: Raw<'_>, threshold: usize, depth: usize) -> Option<Piece<'_>> {
         return Some(Piece::Raw(raw, depth));
     }
     if depth == 0 {
-        // The members that are large in practice are read as members in the same scan; any
-        // other member over the threshold is scanned again.
-        let members = open_members(text, |key| BIG.contains(&key))?;
-        let members = members
+        // The members that are large in practice are read as members in the same scan, and
+        // those of `components` as their members too (`components.schemas` is about half of
+        // some documents: scanned again, it was a third of AWS EC2's scan); any other member
+        // over the threshold is scanned again.
+        let levels = |key: &str| match key {
+            "components" => 2,
+            _ if BIG.contains(&key) => 1,
+            _ => 0,
+        };
+        let members = open_members(text, levels)?
             .into_iter()
-            .map(|(k, member)| {
-                let piece = match member {
-                    Member::Raw(raw) => split(raw, threshold, 1)?,
-                    Member::Opened(members) => Piece::Object(
-                        members
-                            .into_iter()
-                            .map(|(k, v)| Some((k, split(v, threshold, 2)?)))
-                            .collect::<Option<Vec<_>>>()?,
-                    ),
-                };
-                Some((k, piece))
-            })
+            .map(|(k, member)| Some((k, piece(member, threshold, 1)?)))
             .collect::<Option<Vec<_>>>()?;
         return Some(Piece::Object(members));
     }
@@ -106,44 +101,74 @@ fn split(raw: Raw<'_>, threshold: usize, depth: usize) -> Option<Piece<'_>> {
     Some(Piece::Object(members))
 }
 
+/// The piece a member found at `depth` makes: as [`split`] makes of its text, using the
+/// members the scan found where it opened it.
+fn piece<'a>(member: Member<'a>, threshold: usize, depth: usize) -> Option<Piece<'a>> {
+    match member {
+        Member::Raw(raw) => split(raw, threshold, depth),
+        // The top-level members named in `BIG` are always split (they were before, as members
+        // of any size); below them, as `split` would.
+        Member::Opened(raw, _)
+            if depth > 1 && (raw.text.len() < threshold || depth >= MAX_SPLIT_DEPTH) =>
+        {
+            Some(Piece::Raw(raw, depth))
+        }
+        Member::Opened(_, members) => Some(Piece::Object(
+            members
+                .into_iter()
+                .map(|(k, m)| Some((k, piece(m, threshold, depth + 1)?)))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+    }
+}
+
 /// Top-level members that hold most of a document's bytes, and are objects.
 const BIG: &[&str] = &["paths", "components", "definitions"];
 
-/// A member of an object, as raw text or, opened, as its own members.
+/// A member of an object, as raw text or, opened, as its own members (with its text).
 pub(crate) enum Member<'a> {
     Raw(Raw<'a>),
-    Opened(Vec<(String, Raw<'a>)>),
+    Opened(Raw<'a>, Vec<(String, Member<'a>)>),
 }
 
-/// The members of the object `text`, in order, repeated keys kept: as raw text, but those whose
-/// key `open` accepts as their own members, in one scan ([`scan`]: only the objects' own syntax
-/// is checked, so the caller must parse every raw part). `None` if `text` is not one object, or
-/// an opened member is not an object.
+/// The members of the object `text`, in order, repeated keys kept: as raw text, but each opened
+/// into its members as many levels down as `levels` says for its key, in one scan ([`scan`]:
+/// only the objects' own syntax is checked, so the caller must parse every raw part). `None` if
+/// `text` is not one object, or a member `levels` opens is not an object; below that level, a
+/// member that is not an object stays raw.
 pub(crate) fn open_members<'a>(
     text: &'a str,
-    open: impl Fn(&str) -> bool,
+    levels: impl Fn(&str) -> usize,
 ) -> Option<Vec<(String, Member<'a>)>> {
     let mut s = scan::Scan::new(text);
     let mut out = Vec::new();
     s.object(|key, s| {
-        let member = if open(&key) {
-            if !s.at_object() {
-                return None;
-            }
-            let mut inner = Vec::new();
-            s.object(|k, s| {
-                inner.push((k, s.value()?));
-                Some(())
-            })?;
-            Member::Opened(inner)
-        } else {
-            Member::Raw(s.value()?)
-        };
-        out.push((key, member));
+        let levels = levels(&key);
+        if levels > 0 && !s.at_object() {
+            return None;
+        }
+        out.push((key, open(s, levels)?));
         Some(())
     })?;
     s.end()?;
     Some(out)
+}
+
+/// The value here, opened `levels` deep where it is an object.
+fn open<'a>(s: &mut scan::Scan<'a>, levels: usize) -> Option<Member<'a>> {
+    if levels == 0 || !s.at_object() {
+        return s.value().map(Member::Raw);
+    }
+    let mut members = Vec::new();
+    let raw = s.object_text(|key, s| {
+        let member = open(s, levels - 1)?;
+        let nesting = match &member {
+            Member::Raw(raw) | Member::Opened(raw, _) => raw.nesting,
+        };
+        members.push((key, member));
+        Some(nesting)
+    })?;
+    Some(Member::Opened(raw, members))
 }
 
 /// `text` without JSON's whitespace around it (no other: a plain parse refuses the rest).
@@ -272,6 +297,50 @@ mod tests {
             split > 1_000 && refused > 1_000,
             "{split} split, {refused} refused"
         );
+    }
+
+    /// `components` is opened two levels down in the first scan; its members are parts of
+    /// their own or split further by size, as `split` would: the plain tree whatever the
+    /// threshold, and the nesting limit still counted from the root.
+    #[test]
+    fn components_opened_two_levels_give_the_plain_tree() {
+        let text = r##"{"openapi": "3.0.0", "components": {"schemas": {"A": {"type": "string"},
+            "B": {"properties": {"a": {"$ref": "#/components/schemas/A"}}}, "A": [1]},
+            "parameters": {"p": {"name": "p", "in": "query"}}, "empty": {}, "n": 5, "l": [{}],
+            "responses": {"r": {"description": "x"}}}, "paths": {"/a": {}}}"##;
+        let plain: Value = serde_json::from_str(text).unwrap();
+        for threshold in 1..=text.len() + 1 {
+            let split = split_and_parse(text, threshold, |raws| {
+                raws.iter()
+                    .map(|&(raw, depth)| parse_part(raw, depth))
+                    .collect()
+            });
+            assert_eq!(
+                split.map(|v| v.to_string()),
+                Some(plain.to_string()),
+                "threshold {threshold}"
+            );
+        }
+        // Root, `components`, `schemas`, `S`, then 124 levels: 127 in all, which a plain parse
+        // accepts; one more it refuses.
+        // Split down to `S`, or with `schemas` one part (smaller than the threshold).
+        let filler = "x".repeat(1000);
+        for (k, ok) in [(124, true), (125, false)] {
+            let deep = format!(
+                "{{\"components\": {{\"schemas\": {{\"S\": {}{}}}}}, \"f\": \"{filler}\"}}",
+                "[".repeat(k),
+                "]".repeat(k)
+            );
+            assert_eq!(serde_json::from_str::<Value>(&deep).is_ok(), ok);
+            for threshold in [1, 500] {
+                let split = split_and_parse(&deep, threshold, |raws| {
+                    raws.iter()
+                        .map(|&(raw, depth)| parse_part(raw, depth))
+                        .collect()
+                });
+                assert_eq!(split.is_some(), ok, "{k} levels, threshold {threshold}");
+            }
+        }
     }
 
     #[test]

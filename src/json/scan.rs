@@ -108,6 +108,25 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The object here, as [`Scan::object`] steps over it, `each` giving how deeply arrays and
+    /// objects nest in the member it stepped over: the object's text.
+    pub(crate) fn object_text(
+        &mut self,
+        mut each: impl FnMut(String, &mut Self) -> Option<usize>,
+    ) -> Option<Raw<'a>> {
+        self.skip_whitespace();
+        let start = self.i;
+        let mut deepest = 0;
+        self.object(|key, s| {
+            deepest = deepest.max(each(key, s)?);
+            Some(())
+        })?;
+        Some(Raw {
+            text: &self.text[start..self.i],
+            nesting: deepest + 1,
+        })
+    }
+
     /// A key: a string, unescaped.
     fn key(&mut self) -> Option<String> {
         self.skip_whitespace();
@@ -209,6 +228,25 @@ mod tests {
         // Nesting: brackets inside strings do not count.
         let nesting: Vec<usize> = m.iter().map(|(_, v)| v.nesting).collect();
         assert_eq!(nesting, [3, 0, 0, 0, 0, 1, 1, 0]);
+    }
+
+    /// An object stepped over member by member has the text and nesting of the same object
+    /// stepped over whole.
+    #[test]
+    fn object_text_is_the_value() {
+        for text in [
+            "{}",
+            r#" {"a": 1} "#,
+            r#"{"a": [[{}]], "b": "}]", "c": {"d": {"e": []}}}"#,
+            r#"{"k\"": {"x": [1, {"y": "\\"}]}, "z": null}"#,
+        ] {
+            let whole = Scan::new(text).value();
+            let mut s = Scan::new(text);
+            let opened = s.object_text(|_, s| s.value().map(|v| v.nesting));
+            assert_eq!(opened, whole, "{text}");
+            assert!(s.end().is_some());
+        }
+        assert_eq!(Scan::new("[1]").object_text(|_, _| Some(0)), None);
     }
 
     #[test]
