@@ -1,10 +1,11 @@
 //! JSON text -> tree, on two threads for a large document. The members of the top-level object
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
-//! document's bytes) in the same scan ([`scan`], which builds no tree and checks only the
-//! objects' own syntax, every part being parsed afterwards); any other member over an eighth of
-//! the text, and any member of those over an eighth (`components.schemas`), is scanned again
-//! for its members. The raw parts are then parsed by two threads, each taking the next part not
-//! yet taken, and the tree is put together in document order. The tree is the one a plain
+//! document's bytes), and those of each member of `components`, in the same scan ([`scan`],
+//! which builds no tree and checks only the objects' own syntax, every part being parsed
+//! afterwards); a member of `components` over an eighth of the text (`components.schemas`) is
+//! parsed as its members, and any other member over an eighth is scanned again for its
+//! members. The raw parts are then parsed by two threads, each taking the next part not yet
+//! taken, and the tree is put together in document order. The tree is the one a plain
 //! `serde_json` parse gives, duplicate keys included (the last value wins, at the first one's
 //! place), and so is the nesting limit (127 levels, counted from the document's root). On any
 //! failure the plain parse runs, and its error (with line and column) is the one reported.
