@@ -117,7 +117,13 @@ fn local_references(root: &Value) -> Option<FxHashSet<&str>> {
             }
         }
     }
-    let mut per_thread = crate::par::fold_taken(&parts, RUN, FxHashSet::default, |found, x| {
+    let run = if parts.len() < crate::par::MIN_ITEMS {
+        // Few parts: one run, on this thread.
+        parts.len()
+    } else {
+        RUN
+    };
+    let mut per_thread = crate::par::fold_taken(&parts, run, FxHashSet::default, |found, x| {
         crate::schema::each_reference(x, |r| {
             found.insert(r);
         });

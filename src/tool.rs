@@ -534,7 +534,17 @@ mod tests {
             assert_eq!(name, arg_name_replacing(&raw), "{raw:?}");
             shortcut += usize::from(name == raw);
         }
-        for raw in ["", "_", "a_", "_a", "$top", "filter[name]", &"x".repeat(61)] {
+        for raw in [
+            "",
+            "_",
+            "a_",
+            "_a",
+            "$top",
+            "filter[name]",
+            &"x".repeat(60),
+            &"x".repeat(61),
+            &format!("{}$", "x".repeat(60)),
+        ] {
             assert_eq!(arg_name(raw), arg_name_replacing(raw), "{raw:?}");
         }
         assert!(shortcut > 1000, "{shortcut} names taken as they are");
