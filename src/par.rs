@@ -147,6 +147,124 @@ pub(crate) fn fold_taken<T: Sync, S: Send>(
     })
 }
 
+/// `f` over each item `produce` gives (on the calling thread, through the function it is
+/// handed), a second thread taking each as soon as it is given and the calling thread joining
+/// in once `produce` is done: what `produce` returned, and the results in the order the items
+/// were given. So the work of finding items (a scan) overlaps the work on them (parsing) instead
+/// of coming before it. `None` when `produce` or `f` gave `None` (the threads then stop taking
+/// items) or the second thread panicked. One thread does all of it when there is one core.
+pub(crate) fn each_produced<T: Send, R: Send, S>(
+    produce: impl FnOnce(&mut dyn FnMut(T)) -> Option<S>,
+    f: impl Fn(T) -> Option<R> + Sync,
+) -> Option<(S, Vec<R>)> {
+    use std::sync::{Condvar, Mutex, PoisonError};
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        let mut items = Vec::new();
+        let produced = produce(&mut |item| items.push(item))?;
+        let out = items.into_iter().map(&f).collect::<Option<Vec<R>>>()?;
+        return Some((produced, out));
+    }
+    /// Items given and not yet taken, and how the work stands.
+    struct Queue<T> {
+        items: Vec<Option<T>>,
+        next: usize,
+        done: bool,
+        failed: bool,
+        /// Threads waiting for an item (so that giving one wakes a thread only if one waits).
+        waiting: usize,
+    }
+    let queue = Mutex::new(Queue {
+        items: Vec::new(),
+        next: 0,
+        done: false,
+        failed: false,
+        waiting: 0,
+    });
+    let ready = Condvar::new();
+    // Nothing that can panic runs while the lock is held: a poisoned lock is taken over.
+    let lock = || queue.lock().unwrap_or_else(PoisonError::into_inner);
+    let take = || {
+        let mut done = Vec::new();
+        let mut q = lock();
+        loop {
+            if q.failed {
+                break;
+            }
+            if q.next < q.items.len() {
+                let i = q.next;
+                q.next += 1;
+                let Some(item) = q.items[i].take() else {
+                    break;
+                };
+                drop(q);
+                let result = f(item);
+                q = lock();
+                match result {
+                    Some(r) => done.push((i, r)),
+                    None => {
+                        q.failed = true;
+                        ready.notify_all();
+                    }
+                }
+            } else if q.done {
+                break;
+            } else {
+                q.waiting += 1;
+                q = ready.wait(q).unwrap_or_else(PoisonError::into_inner);
+                q.waiting -= 1;
+            }
+        }
+        done
+    };
+    /// Marks the producing done however it ends (a panic included, so that the second thread
+    /// never waits for items that will not come).
+    struct Done<'q, T>(&'q Mutex<Queue<T>>, &'q Condvar, bool);
+    impl<T> Drop for Done<'_, T> {
+        fn drop(&mut self) {
+            let mut q = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            q.done = true;
+            q.failed |= !self.2;
+            self.1.notify_all();
+        }
+    }
+    let (produced, first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(take);
+        let mut done = Done(&queue, &ready, false);
+        let produced = produce(&mut |item| {
+            let mut q = lock();
+            q.items.push(Some(item));
+            if q.waiting > 0 {
+                ready.notify_one();
+            }
+        });
+        done.2 = produced.is_some();
+        drop(done);
+        let first = take();
+        (produced, first, second.join())
+    });
+    let second = second.ok()?;
+    let q = queue.into_inner().unwrap_or_else(PoisonError::into_inner);
+    if q.failed {
+        return None;
+    }
+    let produced = produced?;
+    // Each thread's results are in order: merge the two runs.
+    let mut out = Vec::with_capacity(q.items.len());
+    let (mut a, mut b) = (first.into_iter().peekable(), second.into_iter().peekable());
+    loop {
+        let from_a = match (a.peek(), b.peek()) {
+            (Some((i, _)), Some((j, _))) => i < j,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let (_, r) = if from_a { a.next() } else { b.next() }?;
+        out.push(r);
+    }
+    (out.len() == q.items.len()).then_some((produced, out))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -211,6 +329,70 @@ mod tests {
         }
         let none = super::fold_taken(&[] as &[u64], 32, || 0, |n, _| *n += 1);
         assert_eq!(none.iter().sum::<u32>(), 0);
+    }
+
+    /// The results come in the order the items were given, whichever thread took them, with
+    /// items given slowly and quickly; a failure in `f` or in `produce` gives `None`, as does
+    /// a panic in the second thread, and a panic while producing does not leave it waiting.
+    #[test]
+    fn each_produced_keeps_order_and_stops_at_a_failure() {
+        let spin = |n: u64| (0..n).fold(0u64, |a, b| std::hint::black_box(a ^ b));
+        let produce = |n: u64, fail: bool| {
+            move |give: &mut dyn FnMut(u64)| {
+                for x in 0..n {
+                    // Now and then slower than the work, so that the second thread waits.
+                    if x.is_multiple_of(50) {
+                        spin(200_000);
+                    }
+                    give(x);
+                }
+                (!fail).then_some("done")
+            }
+        };
+        let double = |x: u64| {
+            if x.is_multiple_of(7) {
+                spin(20_000);
+            }
+            Some(x * 2)
+        };
+        let (s, out) = super::each_produced(produce(1000, false), double).unwrap();
+        assert_eq!(s, "done");
+        assert_eq!(out, (0..1000).map(|x| x * 2).collect::<Vec<_>>());
+        let (_, none) = super::each_produced(produce(0, false), double).unwrap();
+        assert!(none.is_empty());
+        assert_eq!(super::each_produced(produce(1000, true), double), None);
+        let fails_at_500 = |x: u64| (x != 500).then_some(x);
+        assert_eq!(
+            super::each_produced(produce(1000, false), fails_at_500),
+            None
+        );
+        // The spawned thread (unnamed, unlike a test's) panics at its first item; the calling
+        // one waits at its first item until that has happened, so the spawned one gets one.
+        let spawned_took_one = std::sync::atomic::AtomicBool::new(false);
+        let panics_on_spawned = |x: u64| {
+            if std::thread::current().name().is_none() {
+                spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
+                panic!("spawned thread panics");
+            }
+            while !spawned_took_one.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+            Some(x)
+        };
+        if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
+            let out = super::each_produced(produce(1000, false), panics_on_spawned);
+            assert_eq!(out, None);
+        }
+        let producing_panics = std::panic::catch_unwind(|| {
+            super::each_produced(
+                |give: &mut dyn FnMut(u64)| -> Option<()> {
+                    give(1);
+                    panic!("the scan panics");
+                },
+                double,
+            )
+        });
+        assert!(producing_panics.is_err());
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! which builds no tree and checks only the objects' own syntax, every part being parsed
 //! afterwards); a member of `components` over an eighth of the text (`components.schemas`) is
 //! parsed as its members, and any other member over an eighth is scanned again for its
-//! members. The raw parts are then parsed by two threads, each taking the next part not yet
-//! taken, and the tree is put together in document order. The tree is the one a plain
+//! members. The raw parts are parsed by two threads, each taking the next part not yet taken:
+//! the second starts on each part as soon as the scan finds it, the scanning one joins in when
+//! the scan is done. The tree is put together in document order. The tree is the one a plain
 //! `serde_json` parse gives, duplicate keys included (the last value wins, at the first one's
 //! place), and so is the nesting limit (127 levels, counted from the document's root). On any
 //! failure the plain parse runs, and its error (with line and column) is the one reported.
@@ -38,47 +39,60 @@ pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice(bytes)
 }
 
-/// A part of the document: raw text at a nesting depth (the containers around it), or an object
-/// split into its members.
-enum Piece<'a> {
-    Raw(Raw<'a>, usize),
-    Object(Vec<(String, Piece<'a>)>),
+/// A part of the document: parsed on its own (the parts' values come in document order), or an
+/// object split into its members.
+enum Piece {
+    Raw,
+    Object(Vec<(String, Piece)>),
 }
+
+/// A raw part and its depth (the containers around it).
+type Part<'a> = (Raw<'a>, usize);
 
 /// `None` when anything fails: the caller parses again plainly, for the error.
 fn parse_split(text: &str) -> Option<Value> {
-    split_and_parse(text, text.len() / 8, |raws| {
-        crate::par::each_taken(raws, |&(raw, depth)| parse_part(raw, depth))
-    })
+    split_and_parse(text, text.len() / 8, true)
 }
 
-/// Split `text` into parts of at least `threshold` bytes where it can, parse them with
-/// `parse_all` (each at its depth, see [`parse_part`]), and put the tree together.
-fn split_and_parse(
-    text: &str,
-    threshold: usize,
-    parse_all: impl FnOnce(&[(Raw<'_>, usize)]) -> Option<Vec<Value>>,
-) -> Option<Value> {
+/// Split `text` into parts of at least `threshold` bytes where it can, parse them (each at its
+/// depth, see [`parse_part`]) and put the tree together. `parallel`: a second thread parses
+/// each part as soon as the scan finds it, and this one joins in when the scan is done (the
+/// scan, a few milliseconds for a large document, no longer comes before all the parsing).
+fn split_and_parse<'a>(text: &'a str, threshold: usize, parallel: bool) -> Option<Value> {
     // The whole text is never checked for nesting (depth 0): a plain parse limits it itself.
     let whole = Raw {
         text: trim(text),
         nesting: 0,
     };
-    let tree = split(whole, threshold, 0)?;
-    let mut raws = Vec::new();
-    collect(&tree, &mut raws);
-    let values = parse_all(&raws)?;
+    let scan = |found: &mut dyn FnMut(Part<'a>)| split(whole, threshold, 0, found);
+    let parse = |(raw, depth): Part<'a>| parse_part(raw, depth);
+    let (tree, values) = if parallel {
+        crate::par::each_produced(scan, parse)?
+    } else {
+        let mut parts = Vec::new();
+        let tree = scan(&mut |part| parts.push(part))?;
+        let values = parts.into_iter().map(parse).collect::<Option<Vec<_>>>()?;
+        (tree, values)
+    };
     assemble(tree, &mut values.into_iter())
 }
 
 /// Split `raw` (at `depth`) into members when it is an object of `threshold` bytes or more,
 /// at most [`MAX_SPLIT_DEPTH`] levels down (an object nested a million levels around one long
-/// string would otherwise be split a million times deep).
-fn split(raw: Raw<'_>, threshold: usize, depth: usize) -> Option<Piece<'_>> {
+/// string would otherwise be split a million times deep). Each raw part is handed to `found`
+/// as soon as it is known, in document order.
+fn split<'a>(
+    raw: Raw<'a>,
+    threshold: usize,
+    depth: usize,
+    found: &mut dyn FnMut(Part<'a>),
+) -> Option<Piece> {
     let text = raw.text;
     if text.len() < threshold || !text.starts_with('{') || depth >= MAX_SPLIT_DEPTH {
-        return Some(Piece::Raw(raw, depth));
+        found((raw, depth));
+        return Some(Piece::Raw);
     }
+    let mut members = Vec::new();
     if depth == 0 {
         // The members that are large in practice are read as members in the same scan, and
         // those of `components` as their members too (`components.schemas` is about half of
@@ -89,37 +103,66 @@ fn split(raw: Raw<'_>, threshold: usize, depth: usize) -> Option<Piece<'_>> {
             _ if BIG.contains(&key) => 1,
             _ => 0,
         };
-        let members = open_members(text, levels)?
-            .into_iter()
-            .map(|(k, member)| Some((k, piece(member, threshold, 1)?)))
-            .collect::<Option<Vec<_>>>()?;
-        return Some(Piece::Object(members));
+        let mut s = scan::Scan::new(text);
+        s.object(|key, s| {
+            let levels = levels(&key);
+            if levels > 0 && !s.at_object() {
+                return None;
+            }
+            members.push((key, scanned(s, levels, threshold, found)?));
+            Some(())
+        })?;
+        s.end()?;
+    } else {
+        for (k, v) in scan::members(text)? {
+            members.push((k, split(v, threshold, depth + 1, found)?));
+        }
     }
-    let members = scan::members(text)?
-        .into_iter()
-        .map(|(k, v)| Some((k, split(v, threshold, depth + 1)?)))
-        .collect::<Option<Vec<_>>>()?;
     Some(Piece::Object(members))
 }
 
-/// The piece a member found at `depth` makes: as [`split`] makes of its text, using the
-/// members the scan found where it opened it.
-fn piece<'a>(member: Member<'a>, threshold: usize, depth: usize) -> Option<Piece<'a>> {
+/// The top-level member here as a piece: opened `levels` deep (an object then, always split),
+/// each member found handed on as soon as it is scanned (every path item, as the scan goes).
+fn scanned<'a>(
+    s: &mut scan::Scan<'a>,
+    levels: usize,
+    threshold: usize,
+    found: &mut dyn FnMut(Part<'a>),
+) -> Option<Piece> {
+    if levels == 0 {
+        return split(s.value()?, threshold, 1, found);
+    }
+    let mut members = Vec::new();
+    s.object(|key, s| {
+        // Below the top-level member, an object is split by its size, known once scanned.
+        let member = open(s, levels - 1)?;
+        members.push((key, piece(member, threshold, 2, found)?));
+        Some(())
+    })?;
+    Some(Piece::Object(members))
+}
+
+/// The piece a member found at `depth` (2 or more) makes: as [`split`] makes of its text,
+/// using the members the scan found where it opened it.
+fn piece<'a>(
+    member: Member<'a>,
+    threshold: usize,
+    depth: usize,
+    found: &mut dyn FnMut(Part<'a>),
+) -> Option<Piece> {
     match member {
-        Member::Raw(raw) => split(raw, threshold, depth),
-        // The top-level members named in `BIG` are always split (they were before, as members
-        // of any size); below them, as `split` would.
-        Member::Opened(raw, _)
-            if depth > 1 && (raw.text.len() < threshold || depth >= MAX_SPLIT_DEPTH) =>
-        {
-            Some(Piece::Raw(raw, depth))
+        Member::Raw(raw) => split(raw, threshold, depth, found),
+        Member::Opened(raw, _) if raw.text.len() < threshold || depth >= MAX_SPLIT_DEPTH => {
+            found((raw, depth));
+            Some(Piece::Raw)
         }
-        Member::Opened(_, members) => Some(Piece::Object(
-            members
-                .into_iter()
-                .map(|(k, m)| Some((k, piece(m, threshold, depth + 1)?)))
-                .collect::<Option<Vec<_>>>()?,
-        )),
+        Member::Opened(_, members) => {
+            let mut pieces = Vec::with_capacity(members.len());
+            for (k, m) in members {
+                pieces.push((k, piece(m, threshold, depth + 1, found)?));
+            }
+            Some(Piece::Object(pieces))
+        }
     }
 }
 
@@ -177,13 +220,6 @@ fn trim(text: &str) -> &str {
     text.trim_matches([' ', '\t', '\n', '\r'])
 }
 
-fn collect<'a>(piece: &Piece<'a>, out: &mut Vec<(Raw<'a>, usize)>) {
-    match piece {
-        Piece::Raw(raw, depth) => out.push((*raw, *depth)),
-        Piece::Object(members) => members.iter().for_each(|(_, p)| collect(p, out)),
-    }
-}
-
 /// Parse a raw part; `None` if it fails or nests deeper than the limit allows at its depth.
 fn parse_part(raw: Raw<'_>, depth: usize) -> Option<Value> {
     if depth > 0 && raw.nesting > MAX_DEPTH - depth {
@@ -194,9 +230,9 @@ fn parse_part(raw: Raw<'_>, depth: usize) -> Option<Value> {
 
 /// The tree of `piece`, its raw parts taken in order from `values`. Members go in as a plain
 /// parse puts them (`Map::insert`: a repeated key keeps its first place and its last value).
-fn assemble(piece: Piece<'_>, values: &mut impl Iterator<Item = Value>) -> Option<Value> {
+fn assemble(piece: Piece, values: &mut impl Iterator<Item = Value>) -> Option<Value> {
     match piece {
-        Piece::Raw(..) => values.next(),
+        Piece::Raw => values.next(),
         Piece::Object(members) => {
             let mut map = Map::with_capacity(members.len());
             for (key, p) in members {
@@ -211,13 +247,17 @@ fn assemble(piece: Piece<'_>, values: &mut impl Iterator<Item = Value>) -> Optio
 mod tests {
     use super::*;
 
-    /// Parse with the split forced (any size), or `None` where it falls back.
+    /// Parse with the split forced (any size), or `None` where it falls back; parsed on two
+    /// threads as the scan goes, checked against the same on one.
     fn split_parse(text: &str) -> Option<Value> {
-        split_and_parse(text, 1, |raws| {
-            raws.iter()
-                .map(|&(raw, depth)| parse_part(raw, depth))
-                .collect()
-        })
+        let one = split_and_parse(text, 1, false);
+        let two = split_and_parse(text, 1, true);
+        assert_eq!(
+            one.as_ref().map(Value::to_string),
+            two.as_ref().map(Value::to_string),
+            "{text}"
+        );
+        one
     }
 
     /// `paths`, `components` and `definitions` are read as members in the first scan; one that
@@ -311,20 +351,18 @@ mod tests {
             "responses": {"r": {"description": "x"}}}, "paths": {"/a": {}}}"##;
         let plain: Value = serde_json::from_str(text).unwrap();
         for threshold in 1..=text.len() + 1 {
-            let split = split_and_parse(text, threshold, |raws| {
-                raws.iter()
-                    .map(|&(raw, depth)| parse_part(raw, depth))
-                    .collect()
-            });
-            assert_eq!(
-                split.map(|v| v.to_string()),
-                Some(plain.to_string()),
-                "threshold {threshold}"
-            );
+            for parallel in [false, true] {
+                let split = split_and_parse(text, threshold, parallel);
+                assert_eq!(
+                    split.map(|v| v.to_string()),
+                    Some(plain.to_string()),
+                    "threshold {threshold}"
+                );
+            }
         }
         // Root, `components`, `schemas`, `S`, then 124 levels: 127 in all, which a plain parse
-        // accepts; one more it refuses.
-        // Split down to `S`, or with `schemas` one part (smaller than the threshold).
+        // accepts; one more it refuses. Split down to `S`, or with `schemas` one part (smaller
+        // than the threshold).
         let filler = "x".repeat(1000);
         for (k, ok) in [(124, true), (125, false)] {
             let deep = format!(
@@ -334,12 +372,10 @@ mod tests {
             );
             assert_eq!(serde_json::from_str::<Value>(&deep).is_ok(), ok);
             for threshold in [1, 500] {
-                let split = split_and_parse(&deep, threshold, |raws| {
-                    raws.iter()
-                        .map(|&(raw, depth)| parse_part(raw, depth))
-                        .collect()
-                });
-                assert_eq!(split.is_some(), ok, "{k} levels, threshold {threshold}");
+                for parallel in [false, true] {
+                    let split = split_and_parse(&deep, threshold, parallel);
+                    assert_eq!(split.is_some(), ok, "{k} levels, threshold {threshold}");
+                }
             }
         }
     }
