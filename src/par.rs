@@ -1,7 +1,9 @@
-//! Par: running a function over the two halves of a list at once, or over its items taken in
-//! turn by two threads, for the sequential stages of a large conversion (parsing, reading
-//! operations, naming them). Results come back in order, so a caller that stops at the first
-//! error reports the one a single pass would.
+//! Par: running a function over the two halves of a list at once, over its items taken in turn
+//! by two threads (each keeping its results, or folding them into a state of its own), or over
+//! items as another function produces them, for the sequential stages of a large conversion
+//! (scanning and parsing, walking for references, reading operations, naming them). Results
+//! come back in order, so a caller that stops at the first error reports the one a single pass
+//! would.
 
 /// From this many items on, a sequential stage is worth splitting in two: a thread costs tens
 /// of microseconds, about what reading one path item's operations or naming a few operations
