@@ -7,7 +7,7 @@
 
 use crate::model::{Identity, Method};
 use heck::{ToLowerCamelCase, ToSnakeCase};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// How tool names are spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -220,7 +220,7 @@ pub fn shorten(name: &str, max: usize, style: NameStyle) -> (String, bool) {
 
 /// Give every operation a final, unique name. `ops[i]` is (wanted name, `METHOD path` key).
 pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<Named> {
-    let mut count: HashMap<&str, usize> = HashMap::new();
+    let mut count: FxHashMap<&str, usize> = FxHashMap::default();
     for (w, _) in wanted {
         *count.entry(w.as_str()).or_default() += 1;
     }
@@ -250,14 +250,14 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
     // A shortened or suffixed name may still meet another (astronomically rare): fall back to
     // suffixes from the operation key, made longer until every name is unique.
     for round in 0..4 {
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
         let mut clash = Vec::new();
         for (i, n) in out.iter().enumerate() {
-            if let Some(&j) = seen.get(&n.name) {
+            if let Some(&j) = seen.get(n.name.as_str()) {
                 clash.push(i);
                 clash.push(j);
             } else {
-                seen.insert(n.name.clone(), i);
+                seen.insert(&n.name, i);
             }
         }
         if clash.is_empty() {
