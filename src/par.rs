@@ -94,8 +94,12 @@ pub(crate) fn each_taken<T: Sync, R: Send>(
     if failed.into_inner() {
         return None;
     }
-    // Each thread's results are in order: merge the two runs.
-    let mut out = Vec::with_capacity(items.len());
+    Some(in_order(first, second))
+}
+
+/// Two threads' results, each in order of index, merged into one list in order.
+fn in_order<R>(first: Vec<(usize, R)>, second: Vec<(usize, R)>) -> Vec<R> {
+    let mut out = Vec::with_capacity(first.len() + second.len());
     let (mut a, mut b) = (first.into_iter().peekable(), second.into_iter().peekable());
     loop {
         let from_a = match (a.peek(), b.peek()) {
@@ -104,10 +108,12 @@ pub(crate) fn each_taken<T: Sync, R: Send>(
             (None, Some(_)) => false,
             (None, None) => break,
         };
-        let (_, r) = if from_a { a.next() } else { b.next() }?;
-        out.push(r);
+        match if from_a { a.next() } else { b.next() } {
+            Some((_, r)) => out.push(r),
+            None => break,
+        }
     }
-    Some(out)
+    out
 }
 
 /// `f` over each item on two threads that each take the next run of `run` items not yet
@@ -251,24 +257,28 @@ pub(crate) fn each_produced<T: Send, R: Send, S>(
         return None;
     }
     let produced = produced?;
-    // Each thread's results are in order: merge the two runs.
-    let mut out = Vec::with_capacity(q.items.len());
-    let (mut a, mut b) = (first.into_iter().peekable(), second.into_iter().peekable());
-    loop {
-        let from_a = match (a.peek(), b.peek()) {
-            (Some((i, _)), Some((j, _))) => i < j,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        let (_, r) = if from_a { a.next() } else { b.next() }?;
-        out.push(r);
-    }
+    let out = in_order(first, second);
     (out.len() == q.items.len()).then_some((produced, out))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// `x`, or a panic on the spawned thread (unnamed, unlike a test's) at its first item; the
+    /// calling thread waits at its first item until that has happened, so that the spawned one
+    /// surely gets an item.
+    fn panics_on_spawned(spawned_took_one: &AtomicBool, x: u64) -> Option<u64> {
+        if std::thread::current().name().is_none() {
+            spawned_took_one.store(true, Ordering::SeqCst);
+            panic!("spawned thread panics");
+        }
+        while !spawned_took_one.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+        Some(x)
+    }
+
     #[test]
     fn halves_keep_order() {
         let items: Vec<u32> = (0..10).collect();
@@ -297,25 +307,14 @@ mod tests {
         assert_eq!(super::each_taken(&items, fails_at_500), None);
         assert_eq!(super::each_taken(&items[..1], fails_at_500), Some(vec![0]));
         assert_eq!(super::each_taken(&[] as &[u64], fails_at_500), Some(vec![]));
-        // The spawned thread (unnamed, unlike a test's) panics at its first item; the calling
-        // one waits at its first item until that has happened, so the spawned one gets an item.
-        let spawned_took_one = std::sync::atomic::AtomicBool::new(false);
-        let panics = |&x: &u64| -> Option<u64> {
-            if std::thread::current().name().is_none() {
-                spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
-                panic!("spawned thread panics");
-            }
-            while !spawned_took_one.load(std::sync::atomic::Ordering::SeqCst) {
-                std::thread::sleep(std::time::Duration::from_micros(100));
-            }
-            Some(x)
-        };
+        let spawned_took_one = AtomicBool::new(false);
+        let panics = |&x: &u64| panics_on_spawned(&spawned_took_one, x);
         let two_threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
         if two_threads {
             assert_eq!(super::each_taken(&items, panics), None);
         } else {
             // One core: no second thread, nothing to panic (and nothing to wait for).
-            spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
+            spawned_took_one.store(true, Ordering::SeqCst);
             assert_eq!(super::each_taken(&items, panics), Some(items.clone()));
         }
     }
@@ -368,21 +367,10 @@ mod tests {
             super::each_produced(produce(1000, false), fails_at_500),
             None
         );
-        // The spawned thread (unnamed, unlike a test's) panics at its first item; the calling
-        // one waits at its first item until that has happened, so the spawned one gets one.
-        let spawned_took_one = std::sync::atomic::AtomicBool::new(false);
-        let panics_on_spawned = |x: u64| {
-            if std::thread::current().name().is_none() {
-                spawned_took_one.store(true, std::sync::atomic::Ordering::SeqCst);
-                panic!("spawned thread panics");
-            }
-            while !spawned_took_one.load(std::sync::atomic::Ordering::SeqCst) {
-                std::thread::sleep(std::time::Duration::from_micros(100));
-            }
-            Some(x)
-        };
+        let spawned_took_one = AtomicBool::new(false);
         if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
-            let out = super::each_produced(produce(1000, false), panics_on_spawned);
+            let panics = |x: u64| panics_on_spawned(&spawned_took_one, x);
+            let out = super::each_produced(produce(1000, false), panics);
             assert_eq!(out, None);
         }
         let producing_panics = std::panic::catch_unwind(|| {
