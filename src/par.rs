@@ -206,14 +206,17 @@ pub(crate) fn each_produced<T: Send, R: Send, S>(
                     break;
                 };
                 drop(q);
-                let result = f(item);
-                q = lock();
-                match result {
-                    Some(r) => done.push((i, r)),
-                    None => {
-                        q.failed = true;
-                        ready.notify_all();
+                let failed = match f(item) {
+                    Some(r) => {
+                        done.push((i, r));
+                        false
                     }
+                    None => true,
+                };
+                q = lock();
+                if failed {
+                    q.failed = true;
+                    ready.notify_all();
                 }
             } else if q.done {
                 break;

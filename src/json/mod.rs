@@ -2,7 +2,7 @@
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
 //! document's bytes), and those of each member of `components`, in the same scan ([`scan`],
 //! which builds no tree and checks only the objects' own syntax, every part being parsed
-//! afterwards); a member of `components` over an eighth of the text (`components.schemas`) is
+//! too); a member of `components` over an eighth of the text (`components.schemas`) is
 //! parsed as its members, and any other member over an eighth is scanned again for its
 //! members. The raw parts are parsed by two threads, each taking the next part not yet taken:
 //! the second starts on each part as soon as the scan finds it, the scanning one joins in when
