@@ -270,9 +270,9 @@ fn read_items(
     const RUN: usize = 32;
     let servers = model::read_head(doc).ok()?.servers;
     type Part = Option<(Vec<Op>, HashSet<String>)>;
-    let read_run = |run: &[usize]| -> Part {
+    let read_run = |run: &std::ops::Range<usize>| -> Part {
         let (mut ops, mut refs) = (Vec::new(), HashSet::new());
-        for &i in run {
+        for i in run.clone() {
             let tree = parse_item(text, &items[i]).ok()?;
             let mut followable = true;
             crate::schema::each_reference(&tree, |r| {
@@ -301,8 +301,10 @@ fn read_items(
     };
     // Runs of items taken in turn by two threads, so that they finish together (cut in two
     // halves by bytes, Graph v1's second half took a fifth longer than its first).
-    let order: Vec<usize> = (0..items.len()).collect();
-    let runs: Vec<&[usize]> = order.chunks(RUN).collect();
+    let runs: Vec<std::ops::Range<usize>> = (0..items.len())
+        .step_by(RUN)
+        .map(|start| start..(start + RUN).min(items.len()))
+        .collect();
     let (mut ops, mut refs) = (Vec::new(), HashSet::new());
     for (run_ops, run_refs) in crate::par::each_taken(&runs, |run| read_run(run))? {
         ops.extend(run_ops);

@@ -6,7 +6,6 @@ use crate::error::{Error, Result, escape_token};
 use crate::refs;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
-use std::collections::HashSet;
 use std::collections::hash_map::Entry;
 use std::path::Path;
 use std::sync::Arc;
@@ -71,11 +70,7 @@ impl Converter<'_> {
 /// order it converts tools in. Counts every `$ref` string and discriminator `mapping` value,
 /// which covers (and may exceed) what conversion registers.
 pub fn names_clash(root: &Value) -> bool {
-    let mut seen = HashSet::new();
-    each_reference(root, |r| {
-        seen.insert(r);
-    });
-    clash_among(seen)
+    clash_among(super::distinct_references(root))
 }
 
 /// Whether two of `references` (each once) are local and ask for the same `$defs` name.
@@ -94,40 +89,6 @@ pub(crate) fn clash_among<'r>(references: impl IntoIterator<Item = &'r str>) -> 
                 }
             }
         })
-}
-
-/// Call `f` with every `$ref` string and discriminator `mapping` value in `root`.
-pub(crate) fn each_reference<'v>(root: &'v Value, mut f: impl FnMut(&'v str)) {
-    let mut stack = vec![root];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    member_references(k, x, &mut f);
-                    if x.is_object() || x.is_array() {
-                        stack.push(x);
-                    }
-                }
-            }
-            Value::Array(items) => {
-                stack.extend(items.iter().filter(|x| x.is_object() || x.is_array()))
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Call `f` with the references the member `key: value` of an object is itself: a `$ref`
-/// string, or a discriminator `mapping` object's values (those inside `value` are
-/// [`each_reference`]'s).
-pub(crate) fn member_references<'v>(key: &str, value: &'v Value, f: &mut impl FnMut(&'v str)) {
-    match (key, value) {
-        ("$ref", Value::String(r)) => f(r),
-        ("mapping", Value::Object(targets)) => {
-            targets.values().filter_map(Value::as_str).for_each(&mut *f)
-        }
-        _ => {}
-    }
 }
 
 /// `#/components/schemas/A%20B` -> `/components/schemas/A B`: the plain JSON pointer to the node

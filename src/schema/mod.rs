@@ -17,7 +17,7 @@
 //!
 //! The stages live in one file each: `keywords` walks a schema and converts each keyword (with
 //! the value rewrites in `values`), `defs` names and registers `$ref` targets, `pattern` checks
-//! regular expressions, `limits` attaches the reached `$defs` within a size budget, `inline`
+//! regular expressions, `references` finds every `$ref` in a tree, `limits` attaches the reached `$defs` within a size budget, `inline`
 //! inlines non-recursive definitions, and `output` holds the finished [`Schema`].
 
 mod defs;
@@ -26,12 +26,14 @@ mod keywords;
 mod limits;
 mod output;
 mod pattern;
+mod references;
 mod values;
 
+pub(crate) use defs::clash_among;
 pub use defs::names_clash;
-pub(crate) use defs::{clash_among, each_reference, member_references};
 pub use limits::{Limits, json_size};
 pub use output::Schema;
+pub(crate) use references::{distinct_references, each_reference};
 
 use crate::error::{Error, Result};
 use crate::refs;
