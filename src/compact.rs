@@ -60,15 +60,11 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     // `run`: where the bytes not yet copied start.
     let (mut i, mut run) = (0, 0);
-    while i < b.len() {
-        if let Some(word) = b.get(i..i + 8) {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            if !needs_escape(word) {
-                i += 8;
-                continue;
-            }
-        }
-        let c = b[i];
+    loop {
+        i += clean_prefix(&b[i..]);
+        let Some(&c) = b.get(i) else {
+            break;
+        };
         let short = match c {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -77,11 +73,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
             0x0a => b'n',
             0x0c => b'f',
             0x0d => b'r',
-            0x00..=0x1f => b'u',
-            _ => {
-                i += 1;
-                continue;
-            }
+            _ => b'u',
         };
         out.extend_from_slice(&b[run..i]);
         out.extend_from_slice(&[b'\\', short]);
@@ -100,9 +92,42 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Whether any of the eight bytes of `word` is a control character (below 0x20), `"` or `\`.
-/// Each test is the classic "some byte is zero" (or below n) bit trick, exact for "any".
-fn needs_escape(word: u64) -> bool {
+/// How many bytes `b` starts with that JSON writes as they are (none is a control character,
+/// `"` or `\`): 32 bytes at a time, then 8, then one by one.
+pub(crate) fn clean_prefix(b: &[u8]) -> usize {
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or_default());
+    let mut i = 0;
+    while let Some(block) = b.get(i..i + 32) {
+        let any = block
+            .chunks_exact(8)
+            .fold(0, |any, w| any | escape_bits(word(w)));
+        if any != 0 {
+            break;
+        }
+        i += 32;
+    }
+    while let Some(w) = b.get(i..i + 8) {
+        let bits = escape_bits(word(w));
+        if bits != 0 {
+            // The lowest flagged byte is exact (only bytes after a flagged one can be flagged
+            // wrongly, by a borrow), and the lowest is the first in memory.
+            return i + bits.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    while b
+        .get(i)
+        .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The high bit of each byte of `word` (little-endian) that may need escaping: a control
+/// character (below 0x20), `"` or `\`. Each test is the classic "some byte is zero" (or below
+/// n) bit trick: exact for "any", and for the lowest flagged byte.
+fn escape_bits(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below_space = word.wrapping_sub(ONES * 0x20) & !word;
@@ -110,7 +135,7 @@ fn needs_escape(word: u64) -> bool {
     let backslash = word ^ (ONES * u64::from(b'\\'));
     let is_quote = quote.wrapping_sub(ONES) & !quote;
     let is_backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (below_space | is_quote | is_backslash) & HIGH != 0
+    (below_space | is_quote | is_backslash) & HIGH
 }
 
 #[cfg(test)]
@@ -129,8 +154,10 @@ mod tests {
         // Every ASCII byte, alone and at every position of a word, and some Unicode.
         let mut strings: Vec<String> = (0u8..128).map(|c| (c as char).to_string()).collect();
         for c in 0u8..128 {
-            for at in 0..17 {
-                let mut s = "abcdefghijklmnopq".to_string();
+            for at in 0..71 {
+                let mut s =
+                    "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz01234567"
+                        .to_string();
                 s.insert(at, c as char);
                 strings.push(s);
             }
@@ -150,6 +177,46 @@ mod tests {
         }
     }
 
+    /// Every byte at every position of texts up to 80 bytes long (through the 32-byte, 8-byte
+    /// and single-byte steps), then pairs of bytes next to each other, one of which may borrow
+    /// in the word test.
+    #[test]
+    fn clean_prefix_stops_at_the_first_byte_to_escape() {
+        let escapes = |c: u8| c < 0x20 || c == b'"' || c == b'\\';
+        let mut b = Vec::new();
+        for len in 0..80 {
+            for at in 0..len {
+                for c in 0u8..=255 {
+                    b.clear();
+                    b.resize(len, b'a');
+                    b[at] = c;
+                    let want = if escapes(c) { at } else { len };
+                    assert_eq!(clean_prefix(&b), want, "{c:#x} at {at} of {len}");
+                }
+            }
+        }
+        let tricky = [
+            0x00, 0x1f, 0x20, 0x21, b'"', b'#', b'\\', b']', 0x7f, 0x80, 0xff,
+        ];
+        for len in 2..42 {
+            for at in 0..len - 1 {
+                for c in tricky {
+                    for d in tricky {
+                        b.clear();
+                        b.resize(len, b'a');
+                        b[at] = c;
+                        b[at + 1] = d;
+                        let want = [at, at + 1]
+                            .into_iter()
+                            .find(|&i| escapes(b[i]))
+                            .unwrap_or(len);
+                        assert_eq!(clean_prefix(&b), want, "{c:#x} {d:#x} at {at} of {len}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_word_test_finds_exactly_the_bytes_that_need_escaping() {
         for c in 0u8..=255 {
@@ -158,7 +225,7 @@ mod tests {
                 word[at] = c;
                 let expected = c < 0x20 || c == b'"' || c == b'\\';
                 assert_eq!(
-                    needs_escape(u64::from_le_bytes(word)),
+                    escape_bits(u64::from_le_bytes(word)) != 0,
                     expected,
                     "{c} at {at}"
                 );
@@ -166,7 +233,7 @@ mod tests {
         }
         // Bytes just around the limits, all at once.
         let word = u64::from_le_bytes([0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff]);
-        assert!(!needs_escape(word));
+        assert_eq!(escape_bits(word), 0);
     }
 
     #[test]

@@ -242,7 +242,7 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     let mut body_required: Vec<String> = Vec::new();
     let mut body = None;
     if let Some(b) = &op.body {
-        let at = format!("{}/requestBody", op.pointer);
+        let at = joined(&op.pointer, &["/requestBody"]);
         let spread = spread_properties(b, conv, &at)?;
         let spread_ok = spread.is_some();
         match spread {
@@ -261,7 +261,7 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
             None => {
                 let mut schema = match b.schema {
                     Some(s) => {
-                        let c = conv.convert(s, Direction::Input, &format!("{at}/content"))?;
+                        let c = conv.convert(s, Direction::Input, &joined(&at, &["/content"]))?;
                         refs.extend(c.refs);
                         c.value
                     }
@@ -297,7 +297,7 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     for (i, p) in op.parameters.iter().enumerate() {
         let name = unique(arg_name(&p.name), p.location.as_str(), &taken);
         taken.push(name.clone());
-        let at = format!("{}/parameters/{i}", op.pointer);
+        let at = joined(&op.pointer, &["/parameters/", itoa(i, &mut [0; 20])]);
         let mut schema = match p.schema {
             Some(s) => {
                 let c = conv.convert(s, Direction::Input, &at)?;
@@ -388,7 +388,7 @@ fn spread_properties(
         return Ok(None);
     };
     let root = conv.root();
-    let (target, target_at) = refs::follow(conv.file(), root, raw, &format!("{at}/content"))?;
+    let (target, target_at) = refs::follow(conv.file(), root, raw, &joined(at, &["/content"]))?;
     let Some(obj) = target.as_object() else {
         return Ok(None);
     };
@@ -442,7 +442,7 @@ fn output(
     let Some(r) = &op.response else {
         return Ok((None, None));
     };
-    let at = format!("{}/responses/{}", op.pointer, r.status);
+    let at = joined(&op.pointer, &["/responses/", &r.status]);
     let c = conv.convert(r.schema, Direction::Output, &at)?;
     let (root, wrapped) = if conv.is_object(&c.value, Direction::Output)? {
         let root = match c.value {
@@ -475,6 +475,30 @@ fn object_properties(root: &mut Value) {
             }
         }
     }
+}
+
+/// `base` followed by `parts`, in one allocation (a JSON pointer for messages, made for every
+/// parameter of every tool: `format!` cost 2% of a Kubernetes conversion).
+fn joined(base: &str, parts: &[&str]) -> String {
+    let mut out = String::with_capacity(base.len() + parts.iter().map(|p| p.len()).sum::<usize>());
+    out.push_str(base);
+    parts.iter().for_each(|p| out.push_str(p));
+    out
+}
+
+/// `n` in decimal, written into the end of `buf`.
+fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 fn with_key(schema: Value, key: &str, value: Value) -> Value {

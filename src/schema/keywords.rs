@@ -77,9 +77,17 @@ impl Converter<'_> {
         let mut out = Map::with_capacity(map.len());
         let mut hidden = Vec::new();
         for (k, s) in map {
-            if filter && self.hidden(s, dir) {
-                hidden.push(k.clone());
-                continue;
+            if filter {
+                let (read_only, write_only) = self.marks(s);
+                self.sided |= read_only || write_only;
+                let hide = match dir {
+                    Direction::Input => read_only,
+                    Direction::Output => write_only,
+                };
+                if hide {
+                    hidden.push(k.clone());
+                    continue;
+                }
             }
             out.insert(k.clone(), self.conv(s, dir, at, refs, depth + 1)?);
         }
@@ -94,7 +102,10 @@ impl Converter<'_> {
         refs: &mut Vec<usize>,
         depth: usize,
     ) -> Result<Value> {
-        let mut out = Map::with_capacity(obj.len());
+        // Room for two more keys at the top: a parameter's schema gets its `description` and
+        // `deprecated` added after conversion, and a full map would grow (copy) to take them.
+        let room = if depth == 0 { 2 } else { 0 };
+        let mut out = Map::with_capacity(obj.len() + room);
         let mut hidden: Vec<String> = Vec::new();
         for (k, v) in obj {
             let key = k.as_str();

@@ -124,6 +124,9 @@ pub struct Converter<'a> {
     regexes: HashMap<String, bool>,
     /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
     stubs: FxHashMap<(usize, Direction, bool), Arc<Converted>>,
+    /// Set when a property met since it was last cleared is marked `readOnly` or `writeOnly`,
+    /// so that the conversion depends on its direction.
+    sided: bool,
 }
 
 /// The definitions `$ref`s name, with their `$defs` names and converted forms: what converters
@@ -157,6 +160,7 @@ impl<'a> Converter<'a> {
             seen: FxHashMap::default(),
             regexes: HashMap::new(),
             stubs: FxHashMap::default(),
+            sided: false,
         }
     }
 
@@ -191,17 +195,26 @@ impl<'a> Converter<'a> {
     /// Whether a raw schema is marked `readOnly` (or `writeOnly` for [`Direction::Output`]),
     /// directly or on the schema its `$ref` names.
     pub fn hidden(&self, schema: &Value, dir: Direction) -> bool {
-        let key = match dir {
-            Direction::Input => "readOnly",
-            Direction::Output => "writeOnly",
-        };
-        let marked = |v: &Value| v.get(key).and_then(Value::as_bool) == Some(true);
-        if marked(schema) {
-            return true;
+        let (read_only, write_only) = self.marks(schema);
+        match dir {
+            Direction::Input => read_only,
+            Direction::Output => write_only,
         }
-        refs::ref_of(schema)
-            .and_then(|r| refs::lookup(self.root, r))
-            .is_some_and(marked)
+    }
+
+    /// Whether a raw schema is marked `readOnly` and whether `writeOnly`, directly or on the
+    /// schema its `$ref` names.
+    pub(super) fn marks(&self, schema: &Value) -> (bool, bool) {
+        let marked = |v: &Value, key: &str| v.get(key).and_then(Value::as_bool) == Some(true);
+        let (mut read_only, mut write_only) =
+            (marked(schema, "readOnly"), marked(schema, "writeOnly"));
+        if !(read_only && write_only)
+            && let Some(target) = refs::ref_of(schema).and_then(|r| refs::lookup(self.root, r))
+        {
+            read_only |= marked(target, "readOnly");
+            write_only |= marked(target, "writeOnly");
+        }
+        (read_only, write_only)
     }
 
     /// Look through `$ref`s and `allOf` of a converted schema to see whether it describes an object.
@@ -265,25 +278,83 @@ impl<'a> Converter<'a> {
         let root = self.root;
         let target = refs::lookup_pointer(root, &pointer)
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
-        let mut c = self.convert(target, dir, &pointer)?;
+        // Converting a definition registers the definitions it names but converts none of
+        // them, so the flag tells about this definition's own properties alone.
+        let outer = std::mem::replace(&mut self.sided, false);
+        let converted = self.convert(target, dir, &pointer);
+        let sided = std::mem::replace(&mut self.sided, outer);
+        let mut c = converted?;
         // Rendered now: its length is the size the budget counts, and `--format json` (the
         // default) copies the text into every tool that carries the definition.
         let text = render(&c.value);
         c.size = text.len();
         c.compact = OnceLock::from(text);
+        let c = Arc::new(c);
+        let mut registry = self.registry();
+        // With no property marked `readOnly` or `writeOnly`, the direction changes nothing: the
+        // other direction's conversion would be the same, so it is not made (Kubernetes:
+        // most definitions are both sent and received).
+        if !sided {
+            let other = match dir {
+                Direction::Input => Direction::Output,
+                Direction::Output => Direction::Input,
+            };
+            registry
+                .cache
+                .entry((id, other))
+                .or_insert_with(|| c.clone());
+        }
         // Another converter may have converted it meanwhile, alike; the first one is kept.
-        Ok(self
-            .registry()
-            .cache
-            .entry((id, dir))
-            .or_insert_with(|| Arc::new(c))
-            .clone())
+        Ok(registry.cache.entry((id, dir)).or_insert(c).clone())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A definition with no property marked `readOnly` or `writeOnly` is converted once for
+    /// both directions; one with such a property (here through the `$ref` it names) is
+    /// converted for each, whichever direction comes first.
+    #[test]
+    fn definitions_are_shared_between_directions_unless_a_property_is_marked() {
+        let doc = serde_json::json!({"components": {"schemas": {
+            "Plain": {"type": "object", "properties": {
+                "a": {"type": "string"},
+                "m": {"$ref": "#/components/schemas/Marked"}
+            }},
+            "Marked": {"type": "object", "properties": {
+                "id": {"$ref": "#/components/schemas/Id"},
+                "x": {"type": "integer"}
+            }},
+            "Id": {"type": "string", "readOnly": true}
+        }}});
+        for first in [Direction::Input, Direction::Output] {
+            let second = match first {
+                Direction::Input => Direction::Output,
+                Direction::Output => Direction::Input,
+            };
+            let mut c = Converter::new("t", &doc);
+            let (plain, _) = c.register("#/components/schemas/Plain", "/x").unwrap();
+            let (marked, _) = c.register("#/components/schemas/Marked", "/x").unwrap();
+            let one = c.definition(plain, first).unwrap();
+            let other = c.definition(plain, second).unwrap();
+            assert!(Arc::ptr_eq(&one, &other), "{first:?} first");
+            let one = c.definition(marked, first).unwrap();
+            let other = c.definition(marked, second).unwrap();
+            assert!(!Arc::ptr_eq(&one, &other), "{first:?} first");
+            let has_id = |d: &Converted| d.value["properties"].get("id").is_some();
+            let (input, output) = match first {
+                Direction::Input => (one, other),
+                Direction::Output => (other, one),
+            };
+            assert!(!has_id(&input) && has_id(&output), "{first:?} first");
+            assert_eq!(
+                input.value["properties"]["x"],
+                output.value["properties"]["x"]
+            );
+        }
+    }
 
     /// Convert `schema` (found in `doc`) and finish it into one JSON value, `$defs` included.
     pub(super) fn conv(doc: &Value, schema: Value, dir: Direction) -> Value {
