@@ -1,8 +1,8 @@
 //! Compact JSON text of a `serde_json::Value`: byte for byte what `serde_json::to_writer` gives,
 //! written straight into a byte buffer. Strings are checked 32 and 8 bytes at a time for what
-//! needs escaping and copied in runs; `serde_json` looks up every byte in a table, which was a tenth of
-//! a conversion's instructions (Kubernetes: 61 of 583 million), since most of a tools list is
-//! long descriptions.
+//! needs escaping and copied in runs; `serde_json` looks up every byte in a table, which was a
+//! tenth of a conversion's instructions (Kubernetes: 61 of 583 million), since most of a tools
+//! list is long descriptions.
 
 use serde_json::Value;
 
