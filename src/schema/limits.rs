@@ -377,18 +377,20 @@ mod tests {
         assert_eq!(json_size(&nested), written(&nested));
     }
 
-    /// Strings of every length up to 80 with any byte that escapes (and some that do not) at
-    /// every position: the words of eight and the bytes left after them are counted alike.
+    /// Strings of every length up to 80 with a byte that escapes (or one that does not) at
+    /// every byte position, in ASCII text and after a two-byte character: the runs skipped many
+    /// bytes at a time and the bytes after them are counted alike.
     #[test]
     fn string_sizes_at_every_position() {
         for len in 0..=80 {
-            for at in 0..len {
+            for at in 0..=len {
                 for c in [0u8, 0x08, 0x0a, 0x1f, b' ', b'"', b'\\', b'a', 0x7f] {
-                    let mut s = "é".repeat(len / 2) + &"x".repeat(len % 2);
-                    let start = s.char_indices().nth(at / 2).map_or(s.len(), |(i, _)| i);
-                    s.insert(start, char::from(c));
-                    let v = Value::String(s);
-                    assert_eq!(json_size(&v), written(&v), "{v:?}");
+                    for prefix in ["", "é"] {
+                        let mut s = prefix.to_string() + &"x".repeat(len);
+                        s.insert(prefix.len() + at, char::from(c));
+                        let v = Value::String(s);
+                        assert_eq!(json_size(&v), written(&v), "{v:?}");
+                    }
                 }
             }
         }

@@ -11,9 +11,10 @@
 //!   values that would break the 2020-12 metaschema (a boolean `required`, a negative `minLength`,
 //!   an unknown `type` name) are dropped too, since no validator could use them.
 //! - Every `$ref` (to `components`, or to any local pointer) becomes `#/$defs/NAME`. Each referenced
-//!   schema is converted once per direction and cached; a tool's schema gets exactly the `$defs` it
-//!   reaches, so recursive schemas work and no `$ref` dangles. `inline_refs` inlines all
-//!   non-recursive definitions instead.
+//!   schema is converted once per direction and cached (once for both when none of its properties
+//!   is marked `readOnly` or `writeOnly`); a tool's schema gets exactly the `$defs` it reaches, so
+//!   recursive schemas work and no `$ref` dangles. `inline_refs` inlines all non-recursive
+//!   definitions instead.
 //!
 //! The stages live in one file each: `keywords` walks a schema and converts each keyword (with
 //! the value rewrites in `values`), `defs` names and registers `$ref` targets, `pattern` checks
@@ -314,45 +315,79 @@ mod tests {
     use super::*;
 
     /// A definition with no property marked `readOnly` or `writeOnly` is converted once for
-    /// both directions; one with such a property (here through the `$ref` it names) is
-    /// converted for each, whichever direction comes first.
+    /// both directions, alike to a conversion made for the other direction alone; one with such
+    /// a property (directly or through the `$ref` it names, `readOnly` or `writeOnly`) is
+    /// converted for each, whichever direction comes first, and whatever was converted before.
     #[test]
     fn definitions_are_shared_between_directions_unless_a_property_is_marked() {
         let doc = serde_json::json!({"components": {"schemas": {
             "Plain": {"type": "object", "properties": {
                 "a": {"type": "string"},
-                "m": {"$ref": "#/components/schemas/Marked"}
+                "m": {"$ref": "#/components/schemas/ByRef"}
             }},
-            "Marked": {"type": "object", "properties": {
+            "ByRef": {"type": "object", "properties": {
                 "id": {"$ref": "#/components/schemas/Id"},
+                "x": {"type": "integer"}
+            }},
+            "Direct": {"type": "object", "properties": {
+                "secret": {"type": "string", "writeOnly": true},
                 "x": {"type": "integer"}
             }},
             "Id": {"type": "string", "readOnly": true}
         }}});
-        for first in [Direction::Input, Direction::Output] {
-            let second = match first {
-                Direction::Input => Direction::Output,
-                Direction::Output => Direction::Input,
-            };
+        let other = |d| match d {
+            Direction::Input => Direction::Output,
+            Direction::Output => Direction::Input,
+        };
+        let alone = |name: &str, dir| {
             let mut c = Converter::new("t", &doc);
-            let (plain, _) = c.register("#/components/schemas/Plain", "/x").unwrap();
-            let (marked, _) = c.register("#/components/schemas/Marked", "/x").unwrap();
-            let one = c.definition(plain, first).unwrap();
-            let other = c.definition(plain, second).unwrap();
-            assert!(Arc::ptr_eq(&one, &other), "{first:?} first");
-            let one = c.definition(marked, first).unwrap();
-            let other = c.definition(marked, second).unwrap();
-            assert!(!Arc::ptr_eq(&one, &other), "{first:?} first");
-            let has_id = |d: &Converted| d.value["properties"].get("id").is_some();
-            let (input, output) = match first {
-                Direction::Input => (one, other),
-                Direction::Output => (other, one),
-            };
-            assert!(!has_id(&input) && has_id(&output), "{first:?} first");
-            assert_eq!(
-                input.value["properties"]["x"],
-                output.value["properties"]["x"]
-            );
+            let (id, _) = c
+                .register(&format!("#/components/schemas/{name}"), "/x")
+                .unwrap();
+            c.definition(id, dir).unwrap().value.clone()
+        };
+        for first in [Direction::Input, Direction::Output] {
+            for marked_first in [false, true] {
+                let mut c = Converter::new("t", &doc);
+                let id = |c: &mut Converter<'_>, name: &str| {
+                    c.register(&format!("#/components/schemas/{name}"), "/x")
+                        .unwrap()
+                        .0
+                };
+                let (plain, by_ref, direct) = (
+                    id(&mut c, "Plain"),
+                    id(&mut c, "ByRef"),
+                    id(&mut c, "Direct"),
+                );
+                let case = format!("{first:?} first, marked first: {marked_first}");
+                let marked = |c: &mut Converter<'_>| {
+                    for (def, hidden_in, key) in [
+                        (by_ref, Direction::Input, "id"),
+                        (direct, Direction::Output, "secret"),
+                    ] {
+                        let one = c.definition(def, first).unwrap();
+                        let two = c.definition(def, other(first)).unwrap();
+                        assert!(!Arc::ptr_eq(&one, &two), "{case}");
+                        for (d, conv) in [(first, &one), (other(first), &two)] {
+                            let has = conv.value["properties"].get(key).is_some();
+                            assert_eq!(has, d != hidden_in, "{case}: {key} in {d:?}");
+                        }
+                    }
+                };
+                if marked_first {
+                    marked(&mut c);
+                    // A schema of a tool (not a definition) with a marked property.
+                    let tool = serde_json::json!({"properties": {"p": {"readOnly": true}}});
+                    c.convert(&tool, first, "/x").unwrap();
+                }
+                let one = c.definition(plain, first).unwrap();
+                let two = c.definition(plain, other(first)).unwrap();
+                assert!(Arc::ptr_eq(&one, &two), "{case}");
+                assert_eq!(two.value, alone("Plain", other(first)), "{case}");
+                if !marked_first {
+                    marked(&mut c);
+                }
+            }
         }
     }
 
