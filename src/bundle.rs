@@ -21,16 +21,17 @@ const MAX_FILES: usize = 1000;
 
 /// Resolve the external references of `root` (read from `root_path`) in place.
 pub fn bundle(root_path: &Path, root: Value) -> Result<Value> {
-    bundle_noting_clash(root_path, root).map(|(root, _)| root)
+    bundle_noting_clash(root_path, root, None).map(|(root, _)| root)
 }
 
 /// [`bundle`], and, when every reference was local already (the tree is then returned as it
 /// came), whether two of them want the same `$defs` name (as
-/// [`crate::schema::names_clash`] would say): the one walk that finds the references answers
-/// both.
+/// [`crate::schema::names_clash`] would say): the references found once answer both. `noted`:
+/// the tree's references if the parse noted them, else the tree is walked for them.
 pub(crate) fn bundle_noting_clash(
     root_path: &Path,
     mut root: Value,
+    noted: Option<crate::json::References>,
 ) -> Result<(Value, Option<bool>)> {
     let root_file = root_path.display().to_string();
     let base = root_path
@@ -43,8 +44,12 @@ pub(crate) fn bundle_noting_clash(
         queue: Vec::new(),
         files: Vec::new(),
     };
-    if let Some(references) = local_references(&root) {
-        let clash = crate::schema::clash_among(references);
+    let clash = match &noted {
+        Some(noted) => (root.is_object() && noted.found.iter().all(|r| is_local(r)))
+            .then(|| crate::schema::clash_among(noted.found.iter().map(String::as_str))),
+        None => local_references(&root).map(crate::schema::clash_among),
+    };
+    if let Some(clash) = clash {
         return Ok((root, Some(clash)));
     }
     // References back into the root document become plain local references.
@@ -84,13 +89,17 @@ pub(crate) fn bundle_noting_clash(
 /// threads for a large one) rather than by the rewriting walk. A bare schema name as a `mapping`
 /// value only means the walk runs, finding nothing to rewrite.
 fn local_references(root: &Value) -> Option<FxHashSet<&str>> {
-    let local = |r: &str| r.is_empty() || r.starts_with('#');
     if !root.is_object() {
         // Not a document: the walk's errors come first, as ever.
         return None;
     }
     let found = crate::schema::distinct_references(root);
-    found.iter().all(|r| local(r)).then_some(found)
+    found.iter().all(|r| is_local(r)).then_some(found)
+}
+
+/// Whether reference `r` is within the document (`#...`, or empty).
+fn is_local(r: &str) -> bool {
+    r.is_empty() || r.starts_with('#')
 }
 
 struct Bundler {

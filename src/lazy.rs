@@ -273,12 +273,20 @@ fn read_items(
     let read_run = |run: &std::ops::Range<usize>| -> Part {
         let (mut ops, mut refs) = (Vec::new(), HashSet::new());
         for i in run.clone() {
-            let tree = parse_item(text, &items[i]).ok()?;
+            let (tree, noted) =
+                crate::json::parse_str_noting(&text[items[i].range.clone()]).ok()?;
             let mut followable = true;
-            crate::schema::each_reference(&tree, |r| {
-                followable &= is_followable(r);
-                keep_once(&mut refs, r);
-            });
+            if noted.exact {
+                for r in noted.found {
+                    followable &= is_followable(&r);
+                    refs.insert(r);
+                }
+            } else {
+                crate::schema::each_reference(&tree, |r| {
+                    followable &= is_followable(r);
+                    keep_once(&mut refs, r);
+                });
+            }
             if !followable {
                 return None;
             }

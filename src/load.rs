@@ -132,10 +132,10 @@ fn read_lazy(
     } else {
         bytes
     };
-    let root = parse_tree(file, &bytes)?;
+    let (root, references) = parse_tree_noting(file, &bytes)?;
     match source {
         Some(path) => {
-            let (root, clash) = crate::bundle::bundle_noting_clash(path, root)?;
+            let (root, clash) = crate::bundle::bundle_noting_clash(path, root, references)?;
             let mut doc = from_tree(file, root)?;
             // Swagger 2.0's references were rewritten by the upgrade.
             if doc.version != SpecVersion::Swagger2 {
@@ -172,13 +172,19 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
 
 /// Parse JSON or YAML text into a JSON tree, without any OpenAPI checks.
 pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
+    parse_tree_noting(file, bytes).map(|(tree, _)| tree)
+}
+
+/// [`parse_tree`], with the tree's references when the parse noted them (JSON without
+/// repeated keys), so that loading a file needs no walk of the tree to find them.
+fn parse_tree_noting(file: &str, bytes: &[u8]) -> Result<(Value, Option<crate::json::References>)> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let Some(&first) = first else {
         return Err(input(file, Location::None, "empty document"));
     };
     if first == b'{' || first == b'[' {
-        crate::json::parse(bytes).map_err(|e| {
+        crate::json::parse_noting(bytes).map_err(|e| {
             let location = if e.line() > 0 {
                 Location::LineCol {
                     line: e.line(),
@@ -204,7 +210,7 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
                 ),
             )
         })?;
-        crate::yaml::parse(file, text)
+        crate::yaml::parse(file, text).map(|tree| (tree, None))
     }
 }
 

@@ -13,8 +13,10 @@
 
 use serde_json::{Map, Value};
 
+mod noting;
 mod scan;
 
+pub(crate) use noting::{References, from_str as parse_str_noting};
 pub(crate) use scan::Raw;
 
 /// Below this size one thread parses the whole text: splitting costs a scan, and two threads
@@ -30,13 +32,27 @@ const MAX_SPLIT_DEPTH: usize = 3;
 
 /// Parse JSON text into a tree (see the module doc).
 pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
+    parse_noting(bytes).map(|(tree, _)| tree)
+}
+
+/// [`parse`], with the references in the tree (as [`crate::schema::each_reference`] finds
+/// them), noted while parsing; `None` where they are not known exactly (a repeated key).
+pub(crate) fn parse_noting(bytes: &[u8]) -> serde_json::Result<(Value, Option<References>)> {
+    let exact = |(tree, refs): (Value, References)| {
+        let refs = refs.exact.then_some(refs);
+        (tree, refs)
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        // Not UTF-8: the plain parse's error.
+        return serde_json::from_slice(bytes).map(|tree| (tree, None));
+    };
     if bytes.len() >= MIN_SPLIT
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
-        && let Some(tree) = std::str::from_utf8(bytes).ok().and_then(parse_split)
+        && let Some(parsed) = parse_split(text)
     {
-        return Ok(tree);
+        return Ok(exact(parsed));
     }
-    serde_json::from_slice(bytes)
+    noting::from_str(text).map(exact)
 }
 
 /// A part of the document: parsed on its own (the parts' values come in document order), or an
@@ -50,7 +66,7 @@ enum Piece {
 type Part<'a> = (Raw<'a>, usize);
 
 /// `None` when anything fails: the caller parses again plainly, for the error.
-fn parse_split(text: &str) -> Option<Value> {
+fn parse_split(text: &str) -> Option<(Value, References)> {
     split_and_parse(text, text.len() / 8, true)
 }
 
@@ -58,7 +74,11 @@ fn parse_split(text: &str) -> Option<Value> {
 /// depth, see [`parse_part`]) and put the tree together. `parallel`: a second thread parses
 /// each part as soon as the scan finds it, and this one joins in when the scan is done (the
 /// scan, a few milliseconds for a large document, no longer comes before all the parsing).
-fn split_and_parse<'a>(text: &'a str, threshold: usize, parallel: bool) -> Option<Value> {
+fn split_and_parse<'a>(
+    text: &'a str,
+    threshold: usize,
+    parallel: bool,
+) -> Option<(Value, References)> {
     // The whole text is never checked for nesting (depth 0): a plain parse limits it itself.
     let whole = Raw {
         text: trim(text),
@@ -74,7 +94,14 @@ fn split_and_parse<'a>(text: &'a str, threshold: usize, parallel: bool) -> Optio
         let values = parts.into_iter().map(parse).collect::<Option<Vec<_>>>()?;
         (tree, values)
     };
-    assemble(tree, &mut values.into_iter())
+    let mut refs = References::new();
+    let mut parts = Vec::with_capacity(values.len());
+    for (value, part) in values {
+        refs.extend(part);
+        parts.push(value);
+    }
+    let tree = assemble(tree, &mut parts.into_iter(), &mut refs)?;
+    Some((tree, refs))
 }
 
 /// Split `raw` (at `depth`) into members when it is an object of `threshold` bytes or more,
@@ -220,23 +247,33 @@ fn trim(text: &str) -> &str {
     text.trim_matches([' ', '\t', '\n', '\r'])
 }
 
-/// Parse a raw part; `None` if it fails or nests deeper than the limit allows at its depth.
-fn parse_part(raw: Raw<'_>, depth: usize) -> Option<Value> {
+/// Parse a raw part, noting its references; `None` if it fails or nests deeper than the limit
+/// allows at its depth.
+fn parse_part(raw: Raw<'_>, depth: usize) -> Option<(Value, References)> {
     if depth > 0 && raw.nesting > MAX_DEPTH - depth {
         return None;
     }
-    serde_json::from_str(raw.text).ok()
+    noting::from_str(raw.text).ok()
 }
 
 /// The tree of `piece`, its raw parts taken in order from `values`. Members go in as a plain
-/// parse puts them (`Map::insert`: a repeated key keeps its first place and its last value).
-fn assemble(piece: Piece, values: &mut impl Iterator<Item = Value>) -> Option<Value> {
+/// parse puts them (`Map::insert`: a repeated key keeps its first place and its last value);
+/// `refs` notes the references the members put together here are themselves.
+fn assemble(
+    piece: Piece,
+    values: &mut impl Iterator<Item = Value>,
+    refs: &mut References,
+) -> Option<Value> {
     match piece {
         Piece::Raw => values.next(),
         Piece::Object(members) => {
             let mut map = Map::with_capacity(members.len());
             for (key, p) in members {
-                map.insert(key, assemble(p, values)?);
+                let value = assemble(p, values, refs)?;
+                refs.member(&key, &value);
+                if map.insert(key, value).is_some() {
+                    refs.exact = false;
+                }
             }
             Some(Value::Object(map))
         }
@@ -248,16 +285,63 @@ mod tests {
     use super::*;
 
     /// Parse with the split forced (any size), or `None` where it falls back; parsed on two
-    /// threads as the scan goes, checked against the same on one.
+    /// threads as the scan goes, checked against the same on one. The references noted are
+    /// the tree's, found by a walk, unless a repeated key made them inexact.
     fn split_parse(text: &str) -> Option<Value> {
         let one = split_and_parse(text, 1, false);
         let two = split_and_parse(text, 1, true);
         assert_eq!(
-            one.as_ref().map(Value::to_string),
-            two.as_ref().map(Value::to_string),
+            one.as_ref().map(|(tree, _)| tree.to_string()),
+            two.as_ref().map(|(tree, _)| tree.to_string()),
             "{text}"
         );
-        one
+        for (tree, refs) in one.iter().chain(two.iter()) {
+            let mut walked = rustc_hash::FxHashSet::default();
+            crate::schema::each_reference(tree, |r| {
+                walked.insert(r.to_string());
+            });
+            if refs.exact {
+                assert_eq!(refs.found, walked, "{text}");
+            }
+        }
+        one.map(|(tree, _)| tree)
+    }
+
+    /// References are noted at every level the split puts together (members of the top level,
+    /// of `paths` and `components`, of `components.schemas`) and inside the parts; a key
+    /// repeated at such a level makes them inexact.
+    #[test]
+    fn references_are_noted_at_every_level() {
+        let text = r##"{"$ref": "#/top", "mapping": {"a": "#/top-mapping"},
+            "paths": {"$ref": "#/p", "/a": {"$ref": "#/item"}},
+            "components": {"$ref": "#/c", "schemas": {"$ref": "#/s", "mapping": {"b": "#/sm"},
+            "S": {"properties": {"x": {"$ref": "#/deep"}}}}}}"##;
+        for threshold in [1, 40, text.len()] {
+            for parallel in [false, true] {
+                let (_, refs) = split_and_parse(text, threshold, parallel).unwrap();
+                let mut found: Vec<&str> = refs.found.iter().map(String::as_str).collect();
+                found.sort_unstable();
+                assert_eq!(
+                    found,
+                    [
+                        "#/c",
+                        "#/deep",
+                        "#/item",
+                        "#/p",
+                        "#/s",
+                        "#/sm",
+                        "#/top",
+                        "#/top-mapping"
+                    ],
+                    "{threshold} {parallel}"
+                );
+                assert!(refs.exact);
+            }
+        }
+        let repeated = r##"{"paths": {"/a": {"$ref": "#/gone"}, "/a": {}}, "info": {}}"##;
+        let (tree, refs) = split_and_parse(repeated, 1, true).unwrap();
+        assert_eq!(tree["paths"]["/a"], serde_json::json!({}));
+        assert!(!refs.exact);
     }
 
     /// `paths`, `components` and `definitions` are read as members in the first scan; one that
@@ -354,7 +438,7 @@ mod tests {
             for parallel in [false, true] {
                 let split = split_and_parse(text, threshold, parallel);
                 assert_eq!(
-                    split.map(|v| v.to_string()),
+                    split.map(|(v, _)| v.to_string()),
                     Some(plain.to_string()),
                     "threshold {threshold}"
                 );
@@ -469,7 +553,7 @@ mod tests {
         let text = doc.to_string();
         // Compared as text: `Value`'s equality ignores key order.
         assert_eq!(
-            parse_split(&text).map(|v| v.to_string()),
+            parse_split(&text).map(|(v, _)| v.to_string()),
             Some(doc.to_string())
         );
     }

@@ -34,7 +34,7 @@ pub(crate) use defs::clash_among;
 pub use defs::names_clash;
 pub use limits::{Limits, json_size};
 pub use output::Schema;
-pub(crate) use references::{distinct_references, each_reference};
+pub(crate) use references::{distinct_references, each_reference, member_references};
 
 use crate::error::{Error, Result};
 use crate::refs;
