@@ -10,6 +10,7 @@
 //! `serde_json` parse gives, duplicate keys included (the last value wins, at the first one's
 //! place), and so is the nesting limit (127 levels, counted from the document's root). On any
 //! failure the plain parse runs, and its error (with line and column) is the one reported.
+//! Every part is parsed by `noting`, which notes the references in it on the way.
 
 use serde_json::{Map, Value};
 
