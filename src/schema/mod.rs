@@ -143,6 +143,8 @@ pub struct Registry {
     by_pointer: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
     cache: FxHashMap<(usize, Direction), Arc<Converted>>,
+    /// Whether each `pattern` met is a regular expression validators accept.
+    regexes: HashMap<String, bool>,
 }
 
 impl<'a> Converter<'a> {
