@@ -9,6 +9,7 @@
 //! no network access.
 
 use crate::error::{Error, Result, escape_token};
+use crate::load::Clash;
 use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -26,13 +27,14 @@ pub fn bundle(root_path: &Path, root: Value) -> Result<Value> {
 
 /// [`bundle`], and, when every reference was local already (the tree is then returned as it
 /// came), whether two of them want the same `$defs` name (as
-/// [`crate::schema::names_clash`] would say): the references found once answer both. `noted`:
-/// the tree's references if the parse noted them, else the tree is walked for them.
+/// [`crate::schema::names_clash`] would say), or the references to tell it from: the
+/// references found once answer both. `noted`: the tree's references if the parse noted them,
+/// else the tree is walked for them.
 pub(crate) fn bundle_noting_clash(
     root_path: &Path,
     mut root: Value,
     noted: Option<crate::json::References>,
-) -> Result<(Value, Option<bool>)> {
+) -> Result<(Value, Option<Clash>)> {
     let root_file = root_path.display().to_string();
     let base = root_path
         .parent()
@@ -44,10 +46,12 @@ pub(crate) fn bundle_noting_clash(
         queue: Vec::new(),
         files: Vec::new(),
     };
-    let clash = match &noted {
+    let clash = match noted {
         Some(noted) => (root.is_object() && noted.found.iter().all(|r| is_local(r)))
-            .then(|| crate::schema::clash_among(noted.found.iter().map(String::as_str))),
-        None => local_references(&root).map(crate::schema::clash_among),
+            .then(|| Clash::Among(std::sync::Arc::new(noted.found))),
+        None => {
+            local_references(&root).map(|found| Clash::Known(crate::schema::clash_among(found)))
+        }
     };
     if let Some(clash) = clash {
         return Ok((root, Some(clash)));
@@ -277,8 +281,9 @@ mod tests {
             ("swagger.json", swagger, None),
         ] {
             let doc = crate::load::load_file(&write(name, text)).unwrap();
-            assert_eq!(doc.clash, known, "{name}");
-            if let Some(clash) = doc.clash {
+            let found = doc.clash.as_ref().map(Clash::get);
+            assert_eq!(found, known, "{name}");
+            if let Some(clash) = found {
                 assert_eq!(clash, crate::schema::names_clash(doc.root()), "{name}");
             }
         }
@@ -286,7 +291,7 @@ mod tests {
             let Ok(doc) = crate::load::load_file(&path) else {
                 continue;
             };
-            if let Some(clash) = doc.clash {
+            if let Some(clash) = doc.clash.as_ref().map(Clash::get) {
                 let walked = crate::schema::names_clash(doc.root());
                 assert_eq!(clash, walked, "{}", path.display());
             }

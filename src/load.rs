@@ -50,8 +50,31 @@ pub struct Document {
     /// The path items kept as text (see `lazy`), if any.
     pub(crate) lazy: Option<Box<crate::lazy::Paths>>,
     /// Whether two references in `root` want the same `$defs` name (see
-    /// [`crate::schema::names_clash`]), when loading found out on the way.
-    pub(crate) clash: Option<bool>,
+    /// [`crate::schema::names_clash`]), or the references to tell from, when loading found
+    /// out on the way.
+    pub(crate) clash: Option<Clash>,
+}
+
+/// What loading found out about the references of a document's tree.
+#[derive(Debug, Clone)]
+pub(crate) enum Clash {
+    /// Whether two of them want the same `$defs` name.
+    Known(bool),
+    /// All of them (each local, each once), noted while parsing: whether two want the same
+    /// name is worked out when needed, beside the reading of the operations.
+    Among(std::sync::Arc<rustc_hash::FxHashSet<String>>),
+}
+
+impl Clash {
+    /// Whether two references want the same `$defs` name.
+    pub(crate) fn get(&self) -> bool {
+        match self {
+            Clash::Known(clash) => *clash,
+            Clash::Among(references) => {
+                crate::schema::clash_among(references.iter().map(String::as_str))
+            }
+        }
+    }
 }
 
 impl Document {

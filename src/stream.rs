@@ -6,6 +6,7 @@
 
 use crate::emit::{JsonLines, Shape, line_separator, write_line};
 use crate::error::{Error, Result};
+use crate::load::Clash;
 use crate::output::{AtomicFile, to_stdout};
 use crate::review::HintsFile;
 use crate::{Options, Plan, Summary};
@@ -118,12 +119,21 @@ fn plan_and_workers<'d>(
     }
     // Opening a lazy document read every path item, and saw their references on the way;
     // loading a file walked the tree for its references (see `bundle`).
-    let known = doc.lazy.as_ref().map(|paths| paths.clash()).or(doc.clash);
+    let known = match (&doc.lazy, &doc.clash) {
+        (Some(paths), _) => Some(paths.clash()),
+        (None, Some(Clash::Known(clash))) => Some(*clash),
+        _ => None,
+    };
     let (plan, clash) = if let Some(clash) = known {
         (Plan::new(doc, options, hints)?, clash)
     } else {
+        // Worked out beside the reading of the operations: from the references loading noted
+        // (AWS EC2: 3,000 of them, a single-threaded 2 ms), else by walking the tree.
         let (plan, clash) = std::thread::scope(|scope| {
-            let clash = scope.spawn(|| crate::schema::names_clash(&doc.root));
+            let clash = scope.spawn(|| match &doc.clash {
+                Some(clash) => clash.get(),
+                None => crate::schema::names_clash(&doc.root),
+            });
             let plan = Plan::new(doc, options, hints);
             (plan, clash.join())
         });
@@ -362,7 +372,11 @@ mod tests {
             let path = dir.path().join("t.json");
             std::fs::write(&path, &text).unwrap();
             let loaded = crate::load::load_file(&path).unwrap();
-            assert_eq!(loaded.clash, Some(clash), "{first}");
+            assert_eq!(
+                loaded.clash.as_ref().map(crate::load::Clash::get),
+                Some(clash),
+                "{first}"
+            );
             let lazy = crate::lazy::open("t.json", None, text).unwrap();
             assert!(lazy.is_lazy());
             for doc in [&whole, &loaded, &lazy] {
