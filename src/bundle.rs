@@ -47,8 +47,8 @@ pub(crate) fn bundle_noting_clash(
         files: Vec::new(),
     };
     let clash = match noted {
-        Some(noted) => (root.is_object() && noted.found.iter().all(|r| is_local(r)))
-            .then(|| Clash::Among(std::sync::Arc::new(noted.found))),
+        Some(noted) => (root.is_object() && noted.iter().all(is_local))
+            .then(|| Clash::Among(std::sync::Arc::new(noted))),
         None => {
             local_references(&root).map(|found| Clash::Known(crate::schema::clash_among(found)))
         }
@@ -274,8 +274,16 @@ mod tests {
         write("other.json", "{}");
         let swagger = r##"{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {},
             "definitions": {"A": {"$ref": "#/definitions/B"}, "B": {}}}"##;
+        // A repeated key: the references noted while parsing are not trusted, the tree is
+        // walked (the first `$ref` to `A%20B` is replaced, so no clash is left).
+        let repeated = clash.replace(
+            r##""x": {"$ref": "#/components/schemas/A%20B"}"##,
+            r##""x": {"$ref": "#/components/schemas/A%20B", "$ref": "#/components/schemas/A_B"}"##,
+        );
+        assert_ne!(repeated, clash);
         for (name, text, known) in [
             ("clash.json", clash, Some(true)),
+            ("repeated.json", repeated.as_str(), Some(false)),
             ("plain.json", plain.as_str(), Some(false)),
             ("joined.json", joined.as_str(), None),
             ("swagger.json", swagger, None),

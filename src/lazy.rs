@@ -277,7 +277,7 @@ fn read_items(
                 crate::json::parse_str_noting(&text[items[i].range.clone()]).ok()?;
             let mut followable = true;
             if noted.exact {
-                for r in noted.found {
+                for r in noted.into_strings() {
                     followable &= is_followable(&r);
                     refs.insert(r);
                 }
@@ -374,5 +374,39 @@ mod tests {
         assert!(lazy_root(r#"{"openapi": "3.0.0", "paths": []}"#).is_none());
         let twice = r#"{"openapi": "3.0.0", "paths": {}, "paths": {}}"#;
         assert!(lazy_root(twice).is_none(), "repeated paths");
+    }
+
+    /// A repeated key in a path item: the references its parse noted are not trusted, those
+    /// left in its tree are (the replaced `$ref` into `paths`, or to the name that clashes, is
+    /// gone).
+    #[test]
+    fn a_repeated_key_in_a_path_item_counts_what_is_left() {
+        let text = |schema: &str| {
+            format!(
+                r##"{{"openapi": "3.0.3", "info": {{"title": "t", "version": "1"}},
+                "paths": {{"/a": {{"get": {{"responses": {{"200": {{"description": "ok",
+                "content": {{"application/json": {{"schema": {schema}}}}}}}}}}}}}}},
+                "components": {{"schemas": {{"A B": {{}}, "A_B": {{}},
+                "C": {{"$ref": "#/components/schemas/A_B"}}}}}}}}"##
+            )
+        };
+        let into_paths = r##"{"$ref": "#/paths/~1b", "$ref": "#/components/schemas/A_B"}"##;
+        let clashing =
+            r##"{"$ref": "#/components/schemas/A%20B", "$ref": "#/components/schemas/A_B"}"##;
+        for (schema, clash) in [
+            (into_paths, false),
+            (clashing, false),
+            (r##"{"$ref": "#/components/schemas/A%20B"}"##, true),
+        ] {
+            let text = text(schema);
+            let whole: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(crate::schema::names_clash(&whole), clash, "{schema}");
+            let doc = open("t.json", None, text).unwrap();
+            let paths = doc
+                .lazy
+                .as_ref()
+                .unwrap_or_else(|| panic!("read whole: {schema}"));
+            assert_eq!(paths.clash(), clash, "{schema}");
+        }
     }
 }

@@ -62,7 +62,7 @@ pub(crate) enum Clash {
     Known(bool),
     /// All of them (each local, each once), noted while parsing: whether two want the same
     /// name is worked out when needed, beside the reading of the operations.
-    Among(std::sync::Arc<rustc_hash::FxHashSet<String>>),
+    Among(std::sync::Arc<crate::json::References>),
 }
 
 impl Clash {
@@ -70,9 +70,7 @@ impl Clash {
     pub(crate) fn get(&self) -> bool {
         match self {
             Clash::Known(clash) => *clash,
-            Clash::Among(references) => {
-                crate::schema::clash_among(references.iter().map(String::as_str))
-            }
+            Clash::Among(references) => crate::schema::clash_among(references.distinct()),
         }
     }
 }

@@ -103,9 +103,10 @@ pub fn convert_keeping<'d>(
 /// most [`MAX_WORKERS`]) for a list of [`MIN_PARALLEL_TOOLS`] or more; always one when two
 /// references in the document want the same `$defs` name (names then depend on the order of
 /// conversion, so one converter must see every tool in order). Loading usually found out
-/// already (a lazy document while reading its path items; one read whole, from a file whose
-/// references are all local, in the walk that checks that: see `bundle`); otherwise the document
-/// is searched for such references while the plan is made.
+/// already (a lazy document while reading its path items; one read whole from a file whose
+/// references are all local, from those its parse noted or a walk found: see `bundle`, then
+/// compared while the plan is made); otherwise the document is searched for such references
+/// while the plan is made.
 fn plan_and_workers<'d>(
     doc: &'d crate::load::Document,
     options: &'d Options,
@@ -118,7 +119,7 @@ fn plan_and_workers<'d>(
         return Ok((Plan::new(doc, options, hints)?, 1));
     }
     // Opening a lazy document read every path item, and saw their references on the way;
-    // loading a file walked the tree for its references (see `bundle`).
+    // loading a file found its references (see `bundle`), and may have compared them.
     let known = match (&doc.lazy, &doc.clash) {
         (Some(paths), _) => Some(paths.clash()),
         (None, Some(Clash::Known(clash))) => Some(*clash),
