@@ -25,6 +25,18 @@ impl Converter<'_> {
 
     /// Register the definition a `$ref` names, checking that it exists; its id and name.
     pub(super) fn register(&mut self, reference: &str, at: &str) -> Result<(usize, Arc<str>)> {
+        // Met before by this converter: known without the shared lock (two converters taking
+        // it for every `$ref` of the definitions they convert made each wait for the other).
+        if let Some(known) = self.references.get(reference) {
+            return Ok(known.clone());
+        }
+        let known = self.register_shared(reference, at)?;
+        self.references.insert(reference.to_string(), known.clone());
+        Ok(known)
+    }
+
+    /// [`Converter::register`] in the shared registry.
+    fn register_shared(&mut self, reference: &str, at: &str) -> Result<(usize, Arc<str>)> {
         refs::check_local(self.file, reference, at)?;
         let pointer = canonical_pointer(reference);
         let known = {

@@ -125,6 +125,10 @@ pub struct Converter<'a> {
     regexes: HashMap<String, bool>,
     /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
     stubs: FxHashMap<(usize, Direction, bool), Arc<Converted>>,
+    /// The references this converter has registered, as written, with their definitions' ids
+    /// and names, and the names it has looked up by id: found again without the shared lock.
+    references: FxHashMap<String, (usize, Arc<str>)>,
+    names: Vec<Option<Arc<str>>>,
     /// Set when a property met since it was last cleared is marked `readOnly` or `writeOnly`,
     /// so that the conversion depends on its direction.
     sided: bool,
@@ -163,6 +167,8 @@ impl<'a> Converter<'a> {
             seen: FxHashMap::default(),
             regexes: HashMap::new(),
             stubs: FxHashMap::default(),
+            references: FxHashMap::default(),
+            names: Vec::new(),
             sided: false,
         }
     }
@@ -174,8 +180,16 @@ impl<'a> Converter<'a> {
     }
 
     /// The `$defs` name of definition `id`.
-    pub(super) fn name_of(&self, id: usize) -> Arc<str> {
-        self.registry().names[id].clone()
+    pub(super) fn name_of(&mut self, id: usize) -> Arc<str> {
+        if let Some(Some(name)) = self.names.get(id) {
+            return name.clone();
+        }
+        let name = self.registry().names[id].clone();
+        if self.names.len() <= id {
+            self.names.resize(id + 1, None);
+        }
+        self.names[id] = Some(name.clone());
+        name
     }
 
     /// The document the schemas come from.
