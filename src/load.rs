@@ -60,8 +60,9 @@ pub struct Document {
 pub(crate) enum Clash {
     /// Whether two of them want the same `$defs` name.
     Known(bool),
-    /// All of them (each local, each once), noted while parsing: whether two want the same
-    /// name is worked out when needed, beside the reading of the operations.
+    /// All of them (each local), noted while parsing, as a set per part of the text (one
+    /// reference may be in several): whether two want the same name is worked out when
+    /// needed, beside the reading of the operations.
     Among(std::sync::Arc<crate::json::References>),
 }
 

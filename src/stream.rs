@@ -104,9 +104,9 @@ pub fn convert_keeping<'d>(
 /// references in the document want the same `$defs` name (names then depend on the order of
 /// conversion, so one converter must see every tool in order). Loading usually found out
 /// already (a lazy document while reading its path items; one read whole from a file whose
-/// references are all local, from those its parse noted or a walk found: see `bundle`, then
-/// compared while the plan is made); otherwise the document is searched for such references
-/// while the plan is made.
+/// references are all local: those a walk found compared while loading, see `bundle`, those
+/// its parse noted compared here, beside the making of the plan); otherwise the document is
+/// searched for such references while the plan is made.
 fn plan_and_workers<'d>(
     doc: &'d crate::load::Document,
     options: &'d Options,

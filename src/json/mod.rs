@@ -318,7 +318,7 @@ mod tests {
         let text = r##"{"$ref": "#/top", "mapping": {"a": "#/top-mapping"},
             "paths": {"$ref": "#/p", "/a": {"$ref": "#/item"}},
             "components": {"$ref": "#/c", "schemas": {"$ref": "#/s", "mapping": {"b": "#/sm"},
-            "S": {"properties": {"x": {"$ref": "#/deep"}}}}}}"##;
+            "S": {"properties": {"x": {"$ref": "#/deep"}}}, "T": {"$ref": "#/deep"}}}}"##;
         for threshold in [1, 40, text.len()] {
             for parallel in [false, true] {
                 let (_, refs) = split_and_parse(text, threshold, parallel).unwrap();
@@ -339,6 +339,11 @@ mod tests {
                     "{threshold} {parallel}"
                 );
                 assert!(refs.exact);
+                if threshold == 1 {
+                    // `S` and `T` are parts of their own, each with its own `#/deep`.
+                    let deep = refs.iter().filter(|r| *r == "#/deep").count();
+                    assert_eq!(deep, 2, "{parallel}");
+                }
             }
         }
         let repeated = r##"{"paths": {"/a": {"$ref": "#/gone"}, "/a": {}}, "info": {}}"##;

@@ -126,8 +126,10 @@ pub struct Converter<'a> {
     /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
     stubs: FxHashMap<(usize, Direction, bool), Arc<Converted>>,
     /// The references this converter has registered, as written, with their definitions' ids
-    /// and names, and the names it has looked up by id: found again without the shared lock.
+    /// and names: registered again without the shared lock (nothing in the registry changes
+    /// once written, and a failed registration is not kept).
     references: FxHashMap<String, (usize, Arc<str>)>,
+    /// The names this converter has looked up, by definition id: found again without the lock.
     names: Vec<Option<Arc<str>>>,
     /// Set when a property met since it was last cleared is marked `readOnly` or `writeOnly`,
     /// so that the conversion depends on its direction.
