@@ -4,9 +4,10 @@
 //! nearly all of those bytes are `paths` (41.7 of Microsoft Graph beta's 47 MB). So for the
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
 //! its range of the text. When the document is opened, every path item is parsed once (in runs
-//! of 32 taken in turn by two threads), its references checked, its operations read as the
-//! model reads them, and its tree dropped; what names and filters each operation is kept. Each
-//! tool's builder parses its path item again. Only the rest of the document (`components`, ...)
+//! of 32 taken in turn by two threads) into its skeleton (schemas and the item's extensions
+//! parsed but not built, see [`crate::json::parse_path_item_skeleton`]), its references
+//! checked, its operations read as the model reads them, and its tree dropped; what names and
+//! filters each operation is kept. Each tool's builder parses its path item again, whole. Only the rest of the document (`components`, ...)
 //! and one path item per builder are ever held as trees.
 //!
 //! The tools are the same as from the whole tree, byte for byte, and so are the errors: whatever
@@ -273,8 +274,12 @@ fn read_items(
     let read_run = |run: &std::ops::Range<usize>| -> Part {
         let (mut ops, mut refs) = (Vec::new(), HashSet::new());
         for i in run.clone() {
-            let (tree, noted) =
-                crate::json::parse_str_noting(&text[items[i].range.clone()]).ok()?;
+            let item = &text[items[i].range.clone()];
+            // Schemas and extensions unbuilt; with a repeated key, whole and walked below.
+            let (tree, noted) = match crate::json::parse_path_item_skeleton(item).ok()? {
+                (tree, noted) if noted.exact => (tree, noted),
+                _ => crate::json::parse_str_noting(item).ok()?,
+            };
             let mut followable = true;
             if noted.exact {
                 for r in noted.into_strings() {
@@ -376,16 +381,96 @@ mod tests {
         assert!(lazy_root(twice).is_none(), "repeated paths");
     }
 
-    /// A repeated key in a path item: the references its parse noted are not trusted, those
-    /// left in its tree are (the replaced `$ref` into `paths`, or to the name that clashes, is
-    /// gone).
+    /// What the first reading keeps of a path item's operations (see `read_items`), or its
+    /// error.
+    fn first_reading(doc: &Document, path: &str, item: &Value) -> String {
+        let servers = model::read_head(doc).unwrap().servers;
+        match model::read_path_item(doc, path, item, &servers, None) {
+            Ok(ops) => format!(
+                "{:?}",
+                ops.iter().map(|op| op.identity()).collect::<Vec<_>>()
+            ),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    /// Reading a path item's skeleton gives what reading the whole item gives: the same
+    /// operations with the same names, tags and flags, or the same error, for every path item
+    /// of every spec and for items with an error at each level the reader checks (and schemas
+    /// of every JSON type, which it does not).
+    #[test]
+    fn the_skeleton_reads_as_the_whole_item() {
+        let mut docs = Vec::new();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if let Ok(bytes) = std::fs::read(&path)
+                && let Ok(doc) = crate::load::parse("spec", &bytes)
+            {
+                docs.push(doc);
+            }
+        }
+        let items = [
+            r#"{"get": {"operationId": "a", "tags": ["t"], "deprecated": true, "parameters":
+               [{"name": "q", "in": "query", "schema": "not a schema"}], "responses": {"200":
+               {"content": {"application/json": {"schema": 3}}}}}, "x-a": 1}"#,
+            r#"{"get": {"parameters": [{"in": "query", "schema": {}}]}}"#,
+            r#"{"get": {"parameters": [{"name": "q", "in": "nowhere", "schema": {}}]}}"#,
+            r#"{"get": {"parameters": [{"name": "q", "in": "query", "style": "odd"}]}}"#,
+            r#"{"get": {"parameters": {"name": "q"}}}"#,
+            r#"{"parameters": [{"name": "q", "in": "path", "schema": []}], "post": 5}"#,
+            r#"{"get": {"tags": "t"}}"#,
+            r#"{"put": {"requestBody": {"content": {"a/json": {"schema": null, "encoding": 1}}}}}"#,
+            r#"{"put": {"requestBody": {"content": []}}}"#,
+            r#"{"get": {"responses": {"200": {"content": {"a/json": []}}}}}"#,
+            r#"{"get": {"responses": {"201": 7}}}"#,
+            r#"{"get": {"operationId": 1}}"#,
+            r#"{"get": {"x-mcp-annotations": {"readOnlyHint": "yes"}}}"#,
+            r##"{"$ref": "#/components/pathItems/nowhere"}"##,
+            r#"["not an object"]"#,
+        ];
+        let base = crate::load::parse(
+            "t.json",
+            br#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}}"#,
+        )
+        .unwrap();
+        let mut checked = 0;
+        let crafted = items
+            .iter()
+            .map(|text| (&base, "/a".to_string(), text.to_string()));
+        let specs = docs.iter().flat_map(|doc| {
+            let paths = doc.root.get("paths").and_then(Value::as_object);
+            paths
+                .into_iter()
+                .flatten()
+                .map(move |(p, item)| (doc, p.clone(), item.to_string()))
+        });
+        for (doc, path, text) in specs.chain(crafted) {
+            let whole: Value = serde_json::from_str(&text).unwrap();
+            let (skeleton, _) = crate::json::parse_path_item_skeleton(&text).unwrap();
+            assert_eq!(
+                first_reading(doc, &path, &skeleton),
+                first_reading(doc, &path, &whole),
+                "{path}: {text}"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 60, "{checked}");
+    }
+
+    /// A repeated key in a path item, where its tree is built (here an operation's extension):
+    /// the references its parse noted are not trusted, those left in its tree are (the replaced
+    /// `$ref` into `paths`, or to the name that clashes, is gone). In a schema, which the first
+    /// reading skips: every reference written counts, the replaced one too, which can only make
+    /// the document read whole or its tools built on one thread.
     #[test]
     fn a_repeated_key_in_a_path_item_counts_what_is_left() {
-        let text = |schema: &str| {
+        let text = |at_operation: &str, in_schema: &str| {
             format!(
                 r##"{{"openapi": "3.0.3", "info": {{"title": "t", "version": "1"}},
-                "paths": {{"/a": {{"get": {{"responses": {{"200": {{"description": "ok",
-                "content": {{"application/json": {{"schema": {schema}}}}}}}}}}}}}}},
+                "paths": {{"/a": {{"get": {{"x-r": {at_operation}, "responses": {{"200":
+                {{"description": "ok", "content": {{"application/json": {{"schema":
+                {in_schema}}}}}}}}}}}}}}},
                 "components": {{"schemas": {{"A B": {{}}, "A_B": {{}},
                 "C": {{"$ref": "#/components/schemas/A_B"}}}}}}}}"##
             )
@@ -393,12 +478,9 @@ mod tests {
         let into_paths = r##"{"$ref": "#/paths/~1b", "$ref": "#/components/schemas/A_B"}"##;
         let clashing =
             r##"{"$ref": "#/components/schemas/A%20B", "$ref": "#/components/schemas/A_B"}"##;
-        for (schema, clash) in [
-            (into_paths, false),
-            (clashing, false),
-            (r##"{"$ref": "#/components/schemas/A%20B"}"##, true),
-        ] {
-            let text = text(schema);
+        let plain = r##"{"$ref": "#/components/schemas/A%20B"}"##;
+        for (schema, clash) in [(into_paths, false), (clashing, false), (plain, true)] {
+            let text = text(schema, "{}");
             let whole: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(crate::schema::names_clash(&whole), clash, "{schema}");
             let doc = open("t.json", None, text).unwrap();
@@ -407,6 +489,11 @@ mod tests {
                 .as_ref()
                 .unwrap_or_else(|| panic!("read whole: {schema}"));
             assert_eq!(paths.clash(), clash, "{schema}");
+        }
+        assert!(open("t.json", None, text("{}", into_paths)).is_err());
+        for schema in [clashing, plain] {
+            let doc = open("t.json", None, text("{}", schema)).unwrap();
+            assert!(doc.lazy.as_ref().unwrap().clash(), "{schema}");
         }
     }
 }

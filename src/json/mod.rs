@@ -16,9 +16,11 @@ use serde_json::{Map, Value};
 
 mod noting;
 mod scan;
+mod skeleton;
 
 pub(crate) use noting::{References, from_str as parse_str_noting};
 pub(crate) use scan::Raw;
+pub(crate) use skeleton::path_item as parse_path_item_skeleton;
 
 /// Below this size one thread parses the whole text: splitting costs a scan, and two threads
 /// pay off only when parsing takes milliseconds (Stripe, 2.5 MB, converts in 0.10-0.11 s parsed

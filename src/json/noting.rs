@@ -28,15 +28,18 @@ impl References {
 
     /// Note the references the member `key: value` of an object is itself.
     pub fn member(&mut self, key: &str, value: &Value) {
-        crate::schema::member_references(key, value, &mut |r: &str| {
-            if self.parts.is_empty() {
-                self.parts.push(FxHashSet::default());
-            }
-            let part = &mut self.parts[0];
-            if !part.contains(r) {
-                part.insert(r.to_string());
-            }
-        });
+        crate::schema::member_references(key, value, &mut |r: &str| self.note(r));
+    }
+
+    /// Note reference `r`.
+    pub fn note(&mut self, r: &str) {
+        if self.parts.is_empty() {
+            self.parts.push(FxHashSet::default());
+        }
+        let part = &mut self.parts[0];
+        if !part.contains(r) {
+            part.insert(r.to_string());
+        }
     }
 
     /// Take in the references of another part of the same tree.
