@@ -17,7 +17,7 @@
 //! near the limit, and any error, which reading the whole tree then reports as usual.
 
 use crate::error::{Result, unescape_token};
-use crate::json::{MAX_DEPTH, Member, Raw, open_members};
+use crate::json::{MAX_DEPTH, Member, Raw, References, open_members};
 use crate::load::{Document, SpecVersion};
 use crate::model::{self, Identity, Method};
 use serde_json::{Map, Value};
@@ -107,7 +107,7 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>, HashSet<Strin
     if !text.trim_start().starts_with('{') {
         return None;
     }
-    let (root, items) = split(text)?;
+    let (root, items, noted) = split(text)?;
     let root = Value::Object(root);
     // Swagger 2.0 is upgraded as a whole; an unknown version is the whole read's error.
     let version = crate::load::detect_version("", &root)
@@ -115,10 +115,15 @@ fn lazy_root(text: &str) -> Option<(SpecVersion, Value, Vec<Item>, HashSet<Strin
         .filter(|v| *v != SpecVersion::Swagger2)?;
     let mut followable = true;
     let mut in_root = HashSet::new();
-    crate::schema::each_reference(&root, |r| {
+    let note = |r: &str| {
         followable &= is_followable(r);
         keep_once(&mut in_root, r);
-    });
+    };
+    // Noted while parsing (Microsoft Graph v1: 1.7 ms on one thread, walking the tree 4.6 ms).
+    match noted {
+        Some(noted) => noted.distinct().into_iter().for_each(note),
+        None => crate::schema::each_reference(&root, note),
+    }
     followable.then_some((version, root, items, in_root))
 }
 
@@ -129,11 +134,17 @@ fn keep_once(refs: &mut HashSet<String>, r: &str) {
     }
 }
 
-/// The top-level members of `text` parsed, except `paths`, and the members of `paths` as ranges.
-fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
+/// The top-level members of `text` parsed (`paths` left empty), the members of `paths`, and the
+/// references in the members parsed (`None` where not known exactly: a repeated key).
+type Split = (Map<String, Value>, Vec<Item>, Option<References>);
+
+/// The top-level members of `text` parsed, except `paths`, the members of `paths` as ranges, and
+/// the references in the members parsed (see [`Split`]).
+fn split(text: &str) -> Option<Split> {
     let members = open_members(text, |key| usize::from(key == "paths"))?;
     let mut root = Map::new();
     let mut items = None;
+    let mut noted = Some(References::new());
     for (key, member) in members {
         // A repeated key, `paths` included (it is in `root` as `{}`).
         if root.contains_key(&key) {
@@ -153,11 +164,20 @@ fn split(text: &str) -> Option<(Map<String, Value>, Vec<Item>)> {
                     return None;
                 }
                 // `components` is a seventh of Graph's text: parsed on two threads if large.
-                root.insert(key, crate::json::parse(raw.text.as_bytes()).ok()?);
+                let (value, refs) = crate::json::parse_noting(raw.text.as_bytes()).ok()?;
+                noted = noted.zip(refs).map(|(mut all, refs)| {
+                    all.extend(refs);
+                    all
+                });
+                // The member's own references (a top-level `$ref` or `mapping`).
+                if let Some(all) = &mut noted {
+                    all.member(&key, &value);
+                }
+                root.insert(key, value);
             }
         }
     }
-    Some((root, items?))
+    Some((root, items?, noted))
 }
 
 /// The members of `paths` (raw parts of `text`) as ranges of `text`.
@@ -374,6 +394,22 @@ mod tests {
             .map(|i| (i.path.as_str(), &text[i.range.clone()]))
             .collect();
         assert_eq!(found, [("/a", r#"{"get": {}}"#), ("/b", "{}")]);
+        // Noted while parsing, a top-level member's own reference too.
+        let top = r##"{"openapi": "3.1.0", "paths": {}, "$ref": "#/top",
+            "components": {"schemas": {"A": {"$ref": "#/a"}}}}"##;
+        let (_, _, _, in_root) = lazy_root(top).unwrap();
+        let mut in_root: Vec<String> = in_root.into_iter().collect();
+        in_root.sort();
+        assert_eq!(in_root, ["#/a", "#/top"]);
+        // A repeated key: what the tree keeps, walked (the replaced reference is not counted).
+        let repeated = r##"{"openapi": "3.1.0", "paths": {}, "components": {"schemas":
+            {"A": {"$ref": "#/gone"}, "A": {"$ref": "#/kept"}}}, "$ref": "#/top"}"##;
+        let (_, _, _, in_root) = lazy_root(repeated).unwrap();
+        let mut in_root: Vec<String> = in_root.into_iter().collect();
+        in_root.sort();
+        assert_eq!(in_root, ["#/kept", "#/top"]);
+        let (_, _, _, in_root) = lazy_root(&repeated.replace("#/gone", "#/paths/~1a")).unwrap();
+        assert!(!in_root.contains("#/paths/~1a"));
         assert!(lazy_root(r#"{"swagger": "2.0", "paths": {}}"#).is_none());
         assert!(lazy_root(r#"{"openapi": "3.0.0"}"#).is_none(), "no paths");
         assert!(lazy_root(r#"{"openapi": "3.0.0", "paths": []}"#).is_none());
