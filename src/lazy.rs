@@ -7,8 +7,9 @@
 //! of 32 taken in turn by two threads) into its skeleton (schemas and the item's extensions
 //! parsed but not built, see [`crate::json::parse_path_item_skeleton`]), its references
 //! checked, its operations read as the model reads them, and its tree dropped; what names and
-//! filters each operation is kept. Each tool's builder parses its path item again, whole. Only the rest of the document (`components`, ...)
-//! and one path item per builder are ever held as trees.
+//! filters each operation is kept. Each tool's builder parses its path item again, whole. Only
+//! the rest of the document (`components`, ...) and one path item per builder are ever held as
+//! trees.
 //!
 //! The tools are the same as from the whole tree, byte for byte, and so are the errors: whatever
 //! the lazy reading cannot do the same way, the document is read whole instead, decided when it
@@ -461,6 +462,11 @@ mod tests {
             r#"{"get": {"responses": {"200": {"content": {"a/json": []}}}}}"#,
             r#"{"get": {"responses": {"201": 7}}}"#,
             r#"{"get": {"operationId": 1}}"#,
+            r#"{"post": {"requestBody": {"content": {"schema": {"encoding": 1}}}}}"#,
+            r#"{"get": {"parameters": [{"name": "q", "in": "query", "content": {"schema":
+               {"schema": {}}}}]}, "servers": [{"url": "https://{schema}",
+               "variables": {"schema": {"default": 5}}}]}"#,
+            r#"{"get": {"servers": [{"url": "https://{schema}", "variables": {"schema": {}}}]}}"#,
             r#"{"get": {"x-mcp-annotations": {"readOnlyHint": "yes"}}}"#,
             r##"{"$ref": "#/components/pathItems/nowhere"}"##,
             r#"["not an object"]"#,

@@ -1,12 +1,16 @@
 //! A path item parsed only as far as reading its operations needs, for the first reading of a
 //! lazy document (see [`crate::lazy`]), which keeps of each operation what names and filters it
-//! and whether it reads without error. The model reader never looks inside a schema (it keeps
-//! each one as a borrowed `Value` for the converter) and reads no extension of a path item, so
-//! those values are not built: each `schema` member's value stands as an empty value of its JSON
-//! type (`{}`, `[]`, `""`, `0`, or the same `null` or boolean), and the path item's own `x-`
-//! members are left out. Skipped text is still parsed (the same syntax errors, the same nesting
-//! limit) and its references are still noted, as [`crate::schema::each_reference`] finds them.
-//! Microsoft Graph v1: its 7,419 path items parse in about two thirds of the time of full trees.
+//! and whether it reads without error. The model reader takes a parameter's schema and a media
+//! type's schema without looking inside (it keeps each one as a borrowed `Value` for the
+//! converter) and reads no extension of a path item, so those values are not built: the
+//! `schema` member of a parameter (an object in a `parameters` array) or of a media type (an
+//! object in a `content` object) stands as an empty value of its JSON type (`{}`, `[]`, `""`,
+//! `0`, or the same `null` or boolean), and the path item's own `x-` members are left out. A
+//! member named `schema` anywhere else is built: it may be a name the document chose (a media
+//! type, a server variable, a discriminator mapping), which the reader does look into. Skipped
+//! text is still parsed (the same syntax errors, the same nesting limit) and its references are
+//! still noted, as [`crate::schema::each_reference`] finds them. Microsoft Graph v1: its 7,419
+//! path items parse in about two thirds of the time of full trees.
 //!
 //! A repeated key skipped over is not tracked: the references noted there are all those in the
 //! text, so at worst a few more than the tree would have held, which can only make the lazy
@@ -23,7 +27,7 @@ pub(crate) fn path_item(text: &str) -> serde_json::Result<(Value, References)> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Build {
         refs: &mut refs,
-        item: true,
+        at: At::Item,
     }
     .deserialize(&mut de)?;
     de.end()?;
@@ -33,8 +37,45 @@ pub(crate) fn path_item(text: &str) -> serde_json::Result<(Value, References)> {
 /// Builds a value as `serde_json` does, noting references, except for the values skipped.
 struct Build<'r> {
     refs: &'r mut References,
-    /// Whether this is the path item itself (whose `x-` members are skipped).
-    item: bool,
+    at: At,
+}
+
+/// Where a value built is, as far as skipping goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// The path item itself: its `x-` members are skipped.
+    Item,
+    /// The value of a `parameters` member.
+    Parameters,
+    /// An item of a `parameters` array: its `schema` is skipped.
+    Parameter,
+    /// The value of a `content` member.
+    Content,
+    /// A member of a `content` object: its `schema` is skipped.
+    MediaType,
+    Other,
+}
+
+impl At {
+    /// Where the value of this object's member `key` is.
+    fn member(self, key: &str) -> At {
+        match (self, key) {
+            (At::Content, _) => At::MediaType,
+            (_, "parameters") => At::Parameters,
+            (_, "content") => At::Content,
+            _ => At::Other,
+        }
+    }
+
+    /// Whether this object's member `key` is skipped (`Some(true)`: left out; `Some(false)`:
+    /// an empty value in its place).
+    fn skips(self, key: &str) -> Option<bool> {
+        match (self, key) {
+            (At::Item, key) if key.starts_with("x-") => Some(true),
+            (At::Parameter | At::MediaType, "schema") => Some(false),
+            _ => None,
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Build<'_> {
@@ -78,9 +119,13 @@ impl<'de> Visitor<'de> for Build<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
+        let at = match self.at {
+            At::Parameters => At::Parameter,
+            _ => At::Other,
+        };
         while let Some(x) = seq.next_element_seed(Build {
             refs: &mut *self.refs,
-            item: false,
+            at,
         })? {
             items.push(x);
         }
@@ -95,16 +140,16 @@ impl<'de> Visitor<'de> for Build<'_> {
                 note: false,
                 mapping: false,
             };
-            let value = if self.item && key.starts_with("x-") {
-                map.next_value_seed(skim)?;
-                continue;
-            } else if key == "schema" {
-                map.next_value_seed(skim)?.empty()
-            } else {
-                map.next_value_seed(Build {
+            let value = match self.at.skips(&key) {
+                Some(true) => {
+                    map.next_value_seed(skim)?;
+                    continue;
+                }
+                Some(false) => map.next_value_seed(skim)?.empty(),
+                None => map.next_value_seed(Build {
                     refs: &mut *self.refs,
-                    item: false,
-                })?
+                    at: self.at.member(&key),
+                })?,
             };
             self.refs.member(&key, &value);
             // A repeated key: the last value wins, at the first one's place.
@@ -274,28 +319,37 @@ mod tests {
                 Value::Object(_) => Value::Object(Map::new()),
             }
         }
-        fn inner(v: &Value, item: bool) -> Value {
+        // `parent`: the key this value is the member of ("" for the item, "[]" for an array
+        // item, "<content>" for a member of a `content` object); `in_parameters`: an item of a
+        // `parameters` array.
+        fn inner(v: &Value, parent: &str, in_parameters: bool) -> Value {
+            let takes_schema = in_parameters || parent == "<content>";
             match v {
                 Value::Object(m) => Value::Object(
                     m.iter()
-                        .filter(|(k, _)| !(item && k.starts_with("x-")))
+                        .filter(|(k, _)| !(parent.is_empty() && k.starts_with("x-")))
                         .map(|(k, x)| {
-                            let x = if k == "schema" {
+                            let x = if takes_schema && k == "schema" {
                                 empty(x)
+                            } else if parent == "content" {
+                                inner(x, "<content>", false)
                             } else {
-                                inner(x, false)
+                                inner(x, k, false)
                             };
                             (k.clone(), x)
                         })
                         .collect(),
                 ),
-                Value::Array(items) => {
-                    Value::Array(items.iter().map(|x| inner(x, false)).collect())
-                }
+                Value::Array(items) => Value::Array(
+                    items
+                        .iter()
+                        .map(|x| inner(x, "[]", parent == "parameters"))
+                        .collect(),
+                ),
                 other => other.clone(),
             }
         }
-        inner(item, true)
+        inner(item, "", false)
     }
 
     fn walked(tree: &Value) -> FxHashSet<String> {
@@ -320,9 +374,10 @@ mod tests {
         }
         assert!(items.len() >= 40, "{} path items", items.len());
         items.push(
-            r##"{"x-a": {"$ref": "#/x1", "mapping": {"m": "#/x2"}}, "x-b": ["#/no", {"$ref": "#/x3"}],
-            "$ref": "#/p", "summary": "s", "parameters": [{"name": "a", "in": "query",
-            "schema": {"$ref": "#/s1", "items": {"schema": {"$ref": "#/s2"}}, "discriminator":
+            r##"{"x-a": {"$ref": "#/x1", "mapping": {"m": "#/x2"}},
+            "x-b": ["#/no", {"$ref": "#/x3"}], "$ref": "#/p", "summary": "s",
+            "parameters": [{"name": "a", "in": "query", "schema": {"$ref": "#/s1",
+            "items": {"schema": {"$ref": "#/s2"}}, "discriminator":
             {"propertyName": "k", "mapping": {"a": "#/s3", "b": {"$ref": "#/s4"}, "c": 1}},
             "enum": ["#/no", 1.5, -2, true, null, {"mapping": ["#/no"]}]}}],
             "get": {"x-c": {"$ref": "#/kept"}, "responses": {"200": {"content": {"a/json":
@@ -332,6 +387,20 @@ mod tests {
                 .to_string(),
         );
         items.push(r##"["not", {"an": "object", "schema": {"$ref": "#/s7"}}]"##.to_string());
+        // Members named `schema` that are names the document chose, built: a media type, a
+        // server variable, a discriminator mapping (its value noted), a property; and in skipped
+        // schemas, a `mapping` that is not an object and a string in an object in a mapping,
+        // neither of them references.
+        items.push(
+            r##"{"post": {"requestBody": {"content": {"schema": {"encoding": 1, "schema":
+            {"mapping": "#/no", "discriminator": {"mapping": {"a": {"b": "#/no", "$ref":
+            "#/s8"}}}}}}}, "servers": [{"url": "https://{schema}", "variables": {"schema":
+            {"default": 5}}}], "x-d": {"mapping": {"schema": "#/m1"}}, "schema": {"properties":
+            {"schema": {"$ref": "#/p1"}}}, "parameters": [{"content": {"schema": {"schema":
+            {"$ref": "#/s9"}}}, "schema": {"$ref": "#/s10"}}, {"parameters": [{"schema":
+            {"$ref": "#/s11"}}]}]}}"##
+                .to_string(),
+        );
         items.push(r#""text""#.to_string());
         for text in &items {
             let (skeleton, refs) = path_item(text).unwrap();
@@ -349,10 +418,14 @@ mod tests {
     fn repeated_keys() {
         let (_, refs) = path_item(r##"{"get": {"a": 1, "a": {"$ref": "#/b"}}}"##).unwrap();
         assert!(!refs.exact);
-        let text = r##"{"get": {"schema": {"$ref": "#/gone", "$ref": "#/kept"}}}"##;
+        let text =
+            r##"{"get": {"parameters": [{"schema": {"$ref": "#/gone", "$ref": "#/kept"}}]}}"##;
         let (tree, refs) = path_item(text).unwrap();
         assert!(refs.exact);
-        assert_eq!(tree, serde_json::json!({"get": {"schema": {}}}));
+        assert_eq!(
+            tree,
+            serde_json::json!({"get": {"parameters": [{"schema": {}}]}})
+        );
         let mut noted: Vec<&str> = refs.iter().collect();
         noted.sort();
         assert_eq!(noted, ["#/gone", "#/kept"]);
