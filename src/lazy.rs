@@ -4,8 +4,9 @@
 //! nearly all of those bytes are `paths` (41.7 of Microsoft Graph beta's 47 MB). So for the
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
 //! its range of the text. When the document is opened, every path item is parsed once (in runs
-//! of 32 taken in turn by two threads) into its skeleton (schemas and the item's extensions
-//! parsed but not built, see [`crate::json::parse_path_item_skeleton`]), its references
+//! of 32 taken in turn by two threads) into its skeleton (parameters' and media types' schemas
+//! and the item's extensions parsed but not built, see
+//! [`crate::json::parse_path_item_skeleton`]), its references
 //! checked, its operations read as the model reads them, and its tree dropped; what names and
 //! filters each operation is kept. Each tool's builder parses its path item again, whole. Only
 //! the rest of the document (`components`, ...) and one path item per builder are ever held as
@@ -463,10 +464,6 @@ mod tests {
             r#"{"get": {"responses": {"201": 7}}}"#,
             r#"{"get": {"operationId": 1}}"#,
             r#"{"post": {"requestBody": {"content": {"schema": {"encoding": 1}}}}}"#,
-            r#"{"get": {"parameters": [{"name": "q", "in": "query", "content": {"schema":
-               {"schema": {}}}}]}, "servers": [{"url": "https://{schema}",
-               "variables": {"schema": {"default": 5}}}]}"#,
-            r#"{"get": {"servers": [{"url": "https://{schema}", "variables": {"schema": {}}}]}}"#,
             r#"{"get": {"x-mcp-annotations": {"readOnlyHint": "yes"}}}"#,
             r##"{"$ref": "#/components/pathItems/nowhere"}"##,
             r#"["not an object"]"#,
