@@ -5,8 +5,7 @@
 //! streaming conversion a large JSON document is parsed without its path items: each is kept as
 //! its range of the text. When the document is opened, every path item is parsed once (in runs
 //! of 32 taken in turn by two threads) into its skeleton (parameters' and media types' schemas
-//! and the item's extensions parsed but not built, see
-//! [`crate::json::parse_path_item_skeleton`]), its references
+//! and the item's extensions parsed but not built, see `json/skeleton.rs`), its references
 //! checked, its operations read as the model reads them, and its tree dropped; what names and
 //! filters each operation is kept. Each tool's builder parses its path item again, whole. Only
 //! the rest of the document (`components`, ...) and one path item per builder are ever held as
