@@ -414,6 +414,15 @@ pub struct ReadmeDoctests;
 /// What several modules' tests share.
 #[cfg(test)]
 pub(crate) mod test_support {
+    /// Every reference [`crate::schema::each_reference`] finds in `tree`, each once.
+    pub(crate) fn walked(tree: &serde_json::Value) -> rustc_hash::FxHashSet<String> {
+        let mut all = rustc_hash::FxHashSet::default();
+        crate::schema::each_reference(tree, |r| {
+            all.insert(r.to_string());
+        });
+        all
+    }
+
     /// The documents in `specs/` (files only; the folders hold multi-file and served specs),
     /// each with its JSON tree when it parses.
     pub(crate) fn spec_trees() -> Vec<(std::path::PathBuf, serde_json::Value)> {

@@ -92,29 +92,7 @@ impl<'de> DeserializeSeed<'de> for Noting<'_> {
 impl<'de> Visitor<'de> for Noting<'_> {
     type Value = Value;
 
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
+    super::value_scalars!();
 
     fn visit_string<E>(self, v: String) -> Result<Value, E> {
         Ok(Value::String(v))
@@ -126,10 +104,6 @@ impl<'de> Visitor<'de> for Noting<'_> {
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         self.deserialize(d)
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
@@ -158,14 +132,6 @@ impl<'de> Visitor<'de> for Noting<'_> {
 mod tests {
     use super::*;
 
-    fn walked(tree: &Value) -> FxHashSet<String> {
-        let mut all = FxHashSet::default();
-        crate::schema::each_reference(tree, |r| {
-            all.insert(r.to_string());
-        });
-        all
-    }
-
     /// The tree is the plain parse's and the references are the walk's, for every spec and
     /// for references at every kind of place; a repeated key makes the references inexact.
     #[test]
@@ -187,7 +153,7 @@ mod tests {
             assert_eq!(tree.to_string(), plain.to_string());
             assert!(refs.exact);
             let found: FxHashSet<String> = refs.iter().map(str::to_string).collect();
-            assert_eq!(found, walked(&tree), "{text}");
+            assert_eq!(found, crate::test_support::walked(&tree), "{text}");
         }
         let (tree, refs) = from_str(r##"{"$ref": "#/gone", "$ref": "#/kept"}"##).unwrap();
         assert_eq!(tree, serde_json::json!({"$ref": "#/kept"}));

@@ -93,33 +93,7 @@ impl<'de> DeserializeSeed<'de> for Build<'_> {
 impl<'de> Visitor<'de> for Build<'_> {
     type Value = Value;
 
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
+    super::value_scalars!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
@@ -356,14 +330,6 @@ mod tests {
         inner(item, "", false)
     }
 
-    fn walked(tree: &Value) -> FxHashSet<String> {
-        let mut all = FxHashSet::default();
-        crate::schema::each_reference(tree, |r| {
-            all.insert(r.to_string());
-        });
-        all
-    }
-
     /// Every path item of every spec, and items with references at every kind of skipped place
     /// (a schema nested in a schema, a discriminator mapping, an extension of the item, escaped
     /// keys, schemas of every JSON type): the skeleton is the tree with schemas emptied and the
@@ -419,7 +385,7 @@ mod tests {
             assert_eq!(skeleton, expected(&full), "{text}");
             assert!(refs.exact, "{text}");
             let noted: FxHashSet<String> = refs.iter().map(str::to_string).collect();
-            assert_eq!(noted, walked(&full), "{text}");
+            assert_eq!(noted, crate::test_support::walked(&full), "{text}");
         }
     }
 
