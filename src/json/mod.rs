@@ -22,28 +22,29 @@ macro_rules! value_scalars {
             f.write_str("any valid JSON value")
         }
 
-        fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-            Ok(Value::Bool(v))
+        fn visit_bool<E>(self, v: bool) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::Bool(v))
         }
 
-        fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-            Ok(Value::Number(v.into()))
+        fn visit_i64<E>(self, v: i64) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::Number(v.into()))
         }
 
-        fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-            Ok(Value::Number(v.into()))
+        fn visit_u64<E>(self, v: u64) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::Number(v.into()))
         }
 
-        fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-            Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+        fn visit_f64<E>(self, v: f64) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Number::from_f64(v)
+                .map_or(serde_json::Value::Null, serde_json::Value::Number))
         }
 
-        fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-            Ok(Value::String(v.to_owned()))
+        fn visit_str<E>(self, v: &str) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::String(v.to_owned()))
         }
 
-        fn visit_unit<E>(self) -> Result<Value, E> {
-            Ok(Value::Null)
+        fn visit_unit<E>(self) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::Null)
         }
     };
 }

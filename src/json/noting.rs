@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashSet;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 /// The references noted while parsing: each part's distinct ones, kept apart (putting
 /// thousands of sets together took AWS EC2's load 1.3 ms on one thread, after both threads had

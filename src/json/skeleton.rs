@@ -20,7 +20,7 @@
 
 use super::References;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 /// Parse the path item `text` into its skeleton (see the module doc), with its references.
 pub(crate) fn path_item(text: &str) -> serde_json::Result<(Value, References)> {
