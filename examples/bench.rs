@@ -24,6 +24,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// The allocator the command line uses (see `src/main.rs`), for the floor as for ours: both
+/// sides of every ratio run in this process, or in a child of this binary.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const DEFAULT: &[&str] = &[
     "microsoft.com/graph-beta.json",
     "microsoft.com/graph.json",
