@@ -201,6 +201,9 @@ fn work(
     }
     let _guard = OnPanic(window);
     let mut builder = plan.builder();
+    // The longest text of a chunk so far: a buffer is given that much room before a chunk is
+    // rendered into it, rather than grow (and copy what it holds) as the chunk is rendered.
+    let mut longest = 0;
     loop {
         let chunk = next.fetch_add(1, Ordering::Relaxed);
         if chunk >= chunks || !window.wait_for(chunk) {
@@ -212,12 +215,14 @@ fn work(
             .ok()
             .and_then(|mut p| p.pop())
             .unwrap_or_default();
+        text.reserve(longest);
         let built = (start..end).try_for_each(|i| {
             let tool = plan.build(i, &mut builder)?;
             text.extend_from_slice(line_separator(i));
             write_line(&mut text, &tool, shape);
             Ok(())
         });
+        longest = longest.max(text.len());
         let failed = built.is_err();
         let text = built.map(|()| text);
         let tools = end - start;

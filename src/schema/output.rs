@@ -81,6 +81,13 @@ impl Schema {
             out.push(b',');
         }
         out.extend_from_slice(b"\"$defs\":{");
+        // Room for every definition at once: the definitions are most of a tool's bytes, and
+        // growing the buffer while copying them copied what it held again at each growth.
+        let room = self
+            .defs
+            .iter()
+            .map(|(k, c)| k.len() + 4 + c.compact().len());
+        out.reserve(room.sum());
         for (i, (k, c)) in self.defs.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
