@@ -3,8 +3,10 @@
 use clap::Parser;
 
 /// mimalloc instead of the system allocator: a conversion allocates and frees millions of small
-/// nodes on several threads, and with glibc's allocator a third of its time went to `malloc` and
-/// `free` (Microsoft Graph v1: 271 ms with glibc, 195 ms with mimalloc, same output).
+/// nodes on several threads, and with glibc's allocator 30% of its time went to `malloc` and
+/// `free` (Microsoft Graph v1: 264-278 ms with glibc, 206-209 ms with mimalloc, the same output).
+/// Transparent huge pages are off (the `no_thp` feature): they raised Graph beta's peak memory
+/// from 164 to 227 MiB. See README, "Speed".
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
