@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 /// The allocator the command line uses (see `src/main.rs`), for the floor as for ours: both
 /// sides of every ratio run in this process, or in a child of this binary.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -7,6 +7,7 @@ use clap::Parser;
 /// `free` (Microsoft Graph v1: 264-278 ms with glibc, 206-209 ms with mimalloc, the same output).
 /// Transparent huge pages are off (the `no_thp` feature): they raised Graph beta's peak memory
 /// from 164 to 227 MiB. See README, "Speed".
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
