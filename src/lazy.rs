@@ -273,7 +273,7 @@ impl Paths {
 }
 
 fn parse_item(text: &str, item: &Item) -> serde_json::Result<Value> {
-    serde_json::from_str(&text[item.range.clone()])
+    crate::json::parse_str(&text[item.range.clone()])
 }
 
 /// Read every path item of `text` as [`model::read`] would read it in `doc` (the document

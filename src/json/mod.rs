@@ -54,7 +54,7 @@ mod noting;
 mod scan;
 mod skeleton;
 
-pub(crate) use noting::{References, from_str as parse_str_noting};
+pub(crate) use noting::{References, from_str as parse_str_noting, parse_str};
 pub(crate) use scan::Raw;
 pub(crate) use skeleton::path_item as parse_path_item_skeleton;
 

@@ -19,6 +19,7 @@
 //! part makes the references inexact, as in [`super::noting`].
 
 use super::References;
+use super::noting::Stack;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -28,6 +29,7 @@ pub(crate) fn path_item(text: &str) -> serde_json::Result<(Value, References)> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Build {
         refs: &mut refs,
+        stack: &mut Stack::default(),
         at: At::Item,
     }
     .deserialize(&mut de)?;
@@ -38,6 +40,7 @@ pub(crate) fn path_item(text: &str) -> serde_json::Result<(Value, References)> {
 /// Builds a value as `serde_json` does, noting references, except for the values skipped.
 struct Build<'r> {
     refs: &'r mut References,
+    stack: &'r mut Stack,
     at: At,
 }
 
@@ -96,22 +99,23 @@ impl<'de> Visitor<'de> for Build<'_> {
     super::value_scalars!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
+        let mark = self.stack.items_mark();
         let at = match self.at {
             At::Parameters => At::Parameter,
             _ => At::Other,
         };
         while let Some(x) = seq.next_element_seed(Build {
             refs: &mut *self.refs,
+            stack: &mut *self.stack,
             at,
         })? {
-            items.push(x);
+            self.stack.item(x);
         }
-        Ok(Value::Array(items))
+        Ok(self.stack.array(mark))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut members = Map::new();
+        let mark = self.stack.members_mark();
         while let Some(key) = map.next_key::<String>()? {
             let skim = Skim {
                 refs: &mut *self.refs,
@@ -126,16 +130,14 @@ impl<'de> Visitor<'de> for Build<'_> {
                 Some(false) => map.next_value_seed(skim)?.empty(),
                 None => map.next_value_seed(Build {
                     refs: &mut *self.refs,
+                    stack: &mut *self.stack,
                     at: self.at.member(&key),
                 })?,
             };
             self.refs.member(&key, &value);
-            // A repeated key: the last value wins, at the first one's place.
-            if members.insert(key, value).is_some() {
-                self.refs.exact = false;
-            }
+            self.stack.member(key, value);
         }
-        Ok(Value::Object(members))
+        Ok(self.stack.object(mark, self.refs))
     }
 }
 
