@@ -32,6 +32,19 @@ impl Converter<'_> {
         if refs.is_empty() {
             return Ok(Schema::plain(root));
         }
+        if self.limits.max_ref_depth.is_none() {
+            let room = self
+                .limits
+                .budget
+                .map_or(usize::MAX, |b| b.saturating_sub(used));
+            if let Some(all) = self.reached(refs, dir, room)? {
+                let defs = all.defs.clone();
+                if self.inline_refs {
+                    return Ok(self.inline_all(root, defs));
+                }
+                return Ok(Schema { root, defs });
+            }
+        }
         // Breadth-first over the cached definitions, nearest first, so that a size budget or a
         // depth limit keeps what is closest to the root and stubs the rest.
         let mut queue: VecDeque<(usize, usize)> = refs.iter().map(|&id| (id, 1)).collect();
@@ -67,6 +80,53 @@ impl Converter<'_> {
         Ok(Schema { root, defs })
     }
 
+    /// Every definition `refs` reach, when their size fits in `room`: what the walk in
+    /// [`Converter::finish`] keeps when it cuts nothing (it cuts nothing exactly when they all
+    /// fit). Remembered for the set of `refs`, so that the next schema reaching from the same
+    /// definitions (Kubernetes: most of a resource's operations) does not walk them again. The
+    /// first time, they are walked in the order `finish` would walk them, converting each as
+    /// it is met; the walk stops as soon as their size passes `room` (`finish` then walks
+    /// again, meeting the same definitions first), so that no definition is converted that
+    /// `finish` would not convert, nor earlier (with names that depend on the order of
+    /// conversion, see `names_clash`, that keeps the names).
+    fn reached(
+        &mut self,
+        refs: &[usize],
+        dir: Direction,
+        room: usize,
+    ) -> Result<Option<Arc<Reached>>> {
+        let side = dir as usize;
+        let mut key: Vec<usize> = refs.to_vec();
+        key.sort_unstable();
+        key.dedup();
+        match self.reached[side].get(key.as_slice()) {
+            Some(Reach::All(all)) => return Ok((all.size <= room).then(|| all.clone())),
+            Some(Reach::AtLeast(size)) if *size > room => return Ok(None),
+            _ => {}
+        }
+        let mut queue: VecDeque<usize> = refs.iter().copied().collect();
+        let mut seen: FxHashSet<usize> = FxHashSet::default();
+        let mut defs = Vec::new();
+        let mut size = 0;
+        while let Some(id) = queue.pop_front() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let c = self.definition(id, dir)?;
+            size += c.size;
+            if size > room {
+                self.reached[side].insert(key.into(), Reach::AtLeast(size));
+                return Ok(None);
+            }
+            queue.extend(c.refs.iter().copied());
+            defs.push((self.name_of(id), c));
+        }
+        defs.sort_by(|a, b| a.0.cmp(&b.0));
+        let all = Arc::new(Reached { defs, size });
+        self.reached[side].insert(key.into(), Reach::All(all.clone()));
+        Ok(Some(all))
+    }
+
     /// The stub standing in for definition `id` (made once, shared like the definitions).
     fn stub_of(
         &mut self,
@@ -90,6 +150,20 @@ impl Converter<'_> {
             })
             .clone()
     }
+}
+
+/// What a set of definitions reaches, as far as [`Converter::reached`] knows.
+pub(super) enum Reach {
+    All(Arc<Reached>),
+    /// Their sizes add up to more than this.
+    AtLeast(usize),
+}
+
+/// Every definition a set of definitions reaches (itself included), sorted by name, and the
+/// sum of their sizes.
+pub(super) struct Reached {
+    defs: Vec<(Arc<str>, Arc<Converted>)>,
+    size: usize,
 }
 
 /// Compact JSON size of `v` in bytes (what `serde_json::to_vec` gives), counted from the tree
@@ -343,6 +417,66 @@ mod tests {
 
     fn written(v: &Value) -> usize {
         serde_json::to_vec(v).unwrap().len()
+    }
+
+    /// A converter remembers what each set of definitions reaches, yet every schema it
+    /// finishes is the one a fresh converter makes: whatever it finished before, within the
+    /// budget or cut by it, from one definition or several, in either direction.
+    #[test]
+    fn what_definitions_reach_is_remembered_without_changing_a_schema() {
+        use super::super::{Converter, Direction, Limits};
+        let r = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
+        let doc = json!({"components": {"schemas": {
+            "A": {"type": "object", "properties": {"b": r("B"), "c": r("C"),
+                "id": {"type": "string", "readOnly": true}}},
+            "B": {"type": "object", "properties": {"c": r("C"), "a": r("A"),
+                "s": {"type": "string", "description": "b".repeat(60)}}},
+            "C": {"type": "string", "description": "c".repeat(100)},
+            "D": {"type": "array", "items": r("C")},
+        }}});
+        let mut roots = Vec::new();
+        for pad in [0, 80, 200] {
+            let described = |mut v: Value| {
+                v["description"] = json!("r".repeat(pad));
+                v
+            };
+            roots.push(described(r("A")));
+            roots.push(described(r("D")));
+            roots.push(described(json!({"allOf": [r("D"), r("B")]})));
+            roots.push(described(json!({"allOf": [r("B"), r("D")]})));
+            roots.push(described(json!({"type": "string"})));
+        }
+        let finish = |c: &mut Converter, root: &Value, dir| {
+            let converted = c.convert(root, dir, "#/x").unwrap();
+            c.finish(converted.value, &converted.refs, dir).unwrap()
+        };
+        for budget in [None, Some(120), Some(250), Some(400), Some(600), Some(5000)] {
+            let limits = Limits {
+                budget,
+                max_ref_depth: None,
+            };
+            let mut shared = Converter::new("t", &doc);
+            shared.limits = limits;
+            let (mut cut, mut whole) = (0, 0);
+            let turns = roots.iter().chain(roots.iter().rev());
+            for (root, dir) in turns.flat_map(|r| [(r, Direction::Input), (r, Direction::Output)]) {
+                let mut fresh = Converter::new("t", &doc);
+                fresh.limits = limits;
+                let want = finish(&mut fresh, root, dir);
+                let got = finish(&mut shared, root, dir);
+                assert_eq!(got.to_value(), want.to_value(), "{budget:?} {dir:?} {root}");
+                let text = want.to_value().to_string();
+                match text.contains("schema size budget") {
+                    true => cut += 1,
+                    false if !want.defs.is_empty() => whole += 1,
+                    false => {}
+                }
+            }
+            // Both kinds met under most budgets, one after the other.
+            if matches!(budget, Some(250 | 400 | 600)) {
+                assert!(cut > 0 && whole > 0, "{budget:?}: {cut} cut, {whole} whole");
+            }
+        }
     }
 
     /// The count is the length `serde_json` writes, for every kind of value and every byte a

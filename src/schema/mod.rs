@@ -125,6 +125,9 @@ pub struct Converter<'a> {
     regexes: HashMap<String, bool>,
     /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
     stubs: FxHashMap<(usize, Direction, bool), Arc<Converted>>,
+    /// What each set of definitions (sorted, by direction) reaches, for schemas that reach the
+    /// same ones (Kubernetes: 845 tools, 13 definitions a tool); see `limits`.
+    reached: [FxHashMap<Box<[usize]>, limits::Reach>; 2],
     /// The references this converter has registered, as written, with their definitions' ids
     /// and names: registered again without the shared lock (nothing in the registry changes
     /// once written, and a failed registration is not kept).
@@ -169,6 +172,7 @@ impl<'a> Converter<'a> {
             seen: FxHashMap::default(),
             regexes: HashMap::new(),
             stubs: FxHashMap::default(),
+            reached: Default::default(),
             references: FxHashMap::default(),
             names: Vec::new(),
             sided: false,
