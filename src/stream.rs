@@ -156,10 +156,14 @@ fn build_and_write(plan: &Plan<'_>, workers: usize, shape: Shape, w: &mut dyn Wr
     let window = Window::new(workers * AHEAD);
     let (send, built) = std::sync::mpsc::sync_channel::<Built>(workers * AHEAD);
     let pool = Pool::default();
+    // The longest text of a chunk so far, on any worker: a buffer is given that much room
+    // before a chunk is rendered into it, rather than grow (and copy what it holds) as it is.
+    let longest = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            let (send, next, window, pool) = (send.clone(), &next, &window, &pool);
-            scope.spawn(move || work(plan, shape, chunks, (next, window, pool), send));
+            let shared = (&next, &window, &pool, &longest);
+            let send = send.clone();
+            scope.spawn(move || work(plan, shape, chunks, shared, send));
         }
         drop(send);
         // However writing ends (with an error, or a panic), stop the workers, who may be
@@ -188,7 +192,7 @@ fn work(
     plan: &Plan<'_>,
     shape: Shape,
     chunks: usize,
-    (next, window, pool): (&AtomicUsize, &Window, &Pool),
+    (next, window, pool, longest): (&AtomicUsize, &Window, &Pool, &AtomicUsize),
     send: SyncSender<Built>,
 ) {
     // A panic here must not leave the writer waiting for this worker's chunk while the others
@@ -204,34 +208,42 @@ fn work(
     }
     let _guard = OnPanic(window);
     let mut builder = plan.builder();
-    // The longest text of a chunk so far: a buffer is given that much room before a chunk is
-    // rendered into it, rather than grow (and copy what it holds) as the chunk is rendered.
-    let mut longest = 0;
     loop {
         let chunk = next.fetch_add(1, Ordering::Relaxed);
         if chunk >= chunks || !window.wait_for(chunk) {
             return;
         }
         let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(plan.len()));
-        let mut text = pool
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_default();
-        text.reserve(longest);
+        let text = pool.lock().ok().and_then(|mut p| p.pop());
+        let mut text = with_room(text, longest.load(Ordering::Relaxed));
         let built = (start..end).try_for_each(|i| {
             let tool = plan.build(i, &mut builder)?;
             text.extend_from_slice(line_separator(i));
             write_line(&mut text, &tool, shape);
             Ok(())
         });
-        longest = longest.max(text.len());
+        longest.fetch_max(text.len(), Ordering::Relaxed);
         let failed = built.is_err();
         let text = built.map(|()| text);
         let tools = end - start;
         if send.send(Built { chunk, tools, text }).is_err() || failed {
             return;
         }
+    }
+}
+
+/// An empty buffer with room for `room` bytes and a quarter more (a chunk longer than any
+/// before grows it less often): `buffer` if it has that room, else a new one. A buffer too small
+/// is not grown, which would copy every byte of its old room (the allocator does not know that
+/// it is empty); Kubernetes' chunks take up to 740 KB.
+fn with_room(buffer: Option<Vec<u8>>, room: usize) -> Vec<u8> {
+    let room = room + room / 4;
+    match buffer {
+        Some(mut b) if b.capacity() >= room => {
+            b.clear();
+            b
+        }
+        _ => Vec::with_capacity(room),
     }
 }
 
