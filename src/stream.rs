@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// Tools a worker builds at a time. Each chunk costs a hand-over to the writer, and for a
 /// document read lazily a path item whose operations two chunks share is parsed by both: 32
@@ -87,7 +87,7 @@ pub fn convert_keeping<'d>(
     let (plan, workers) = plan_and_workers(doc, options, hints, threads)?;
     let mut ended = false;
     let mut pump = |w: &mut dyn Write| -> Result<()> {
-        build_and_write(&plan, workers, shape, w)?;
+        build_and_write(&plan, &workers, shape, w)?;
         ended = true;
         Ok(())
     };
@@ -103,23 +103,24 @@ pub fn convert_keeping<'d>(
 }
 
 /// The plan, and how many threads build its tools: `threads` if given, else one per core (at
-/// most [`MAX_WORKERS`]) for a list of [`MIN_PARALLEL_TOOLS`] or more; always one when two
+/// most [`MAX_WORKERS`]) for a list of [`MIN_PARALLEL_TOOLS`] or more; only one when two
 /// references in the document want the same `$defs` name (names then depend on the order of
 /// conversion, so one converter must see every tool in order). Loading usually found out
 /// already (a lazy document while reading its path items; one read whole from a file whose
-/// references are all local: those a walk found compared while loading, see `bundle`, those
-/// its parse noted compared here, beside the making of the plan); otherwise the document is
-/// searched for such references while the plan is made.
+/// references are all local: those a walk found compared while loading, see `bundle`);
+/// otherwise it is left to the workers (see [`Workers`]).
 fn plan_and_workers<'d>(
     doc: &'d crate::load::Document,
     options: &'d Options,
     hints: Option<&'d HintsFile>,
     threads: Option<usize>,
-) -> Result<(Plan<'d>, usize)> {
+) -> Result<(Plan<'d>, Workers<'d>)> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let wanted = threads.map_or(cores.min(MAX_WORKERS), |n| n.min(MAX_THREADS));
-    if wanted <= 1 {
-        return Ok((Plan::new(doc, options, hints)?, 1));
+    let plan = Plan::new(doc, options, hints)?;
+    let short = threads.is_none() && plan.len() < MIN_PARALLEL_TOOLS;
+    if wanted <= 1 || short {
+        return Ok((plan, Workers::known(1)));
     }
     // Opening a lazy document read every path item, and saw their references on the way;
     // loading a file found its references (see `bundle`), and may have compared them.
@@ -128,42 +129,80 @@ fn plan_and_workers<'d>(
         (None, Some(Clash::Known(clash))) => Some(*clash),
         _ => None,
     };
-    let (plan, clash) = if let Some(clash) = known {
-        (Plan::new(doc, options, hints)?, clash)
-    } else {
-        // Worked out beside the reading of the operations: from the references loading noted
-        // (AWS EC2: 3,000 of them, a single-threaded 2 ms), else by walking the tree.
-        let (plan, clash) = std::thread::scope(|scope| {
-            let clash = scope.spawn(|| match &doc.clash {
-                Some(clash) => clash.get(),
-                None => crate::schema::names_clash(&doc.root),
-            });
-            let plan = Plan::new(doc, options, hints);
-            (plan, clash.join())
-        });
-        let clash = clash.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (plan?, clash)
+    let workers = match known {
+        Some(true) => Workers::known(1),
+        Some(false) => Workers::known(wanted),
+        None => Workers {
+            count: wanted,
+            check: Some(doc),
+            clash: OnceLock::new(),
+        },
     };
-    let short = threads.is_none() && plan.len() < MIN_PARALLEL_TOOLS;
-    let workers = if clash || short { 1 } else { wanted };
     Ok((plan, workers))
 }
 
+/// How many threads build the tools. When loading did not find out whether two references
+/// want the same `$defs` name, the workers do (from the references its parse noted, AWS EC2:
+/// 3,000 of them, 0.5 ms on one thread; else by walking the tree): every worker but the first
+/// works it out before it takes a chunk, and stops if they do; the first builds from the first
+/// chunk on meanwhile, in order, and so builds every tool alone as one worker would. Worked out
+/// beside the plan instead, it took a second core while the plan's reading of the operations
+/// wanted it: the thread the reading starts then often waited for the first to finish alone
+/// (Kubernetes: its plan took 3.1-4.1 ms).
+struct Workers<'d> {
+    count: usize,
+    /// The document to check, if not known.
+    check: Option<&'d crate::load::Document>,
+    /// Whether they do, once worked out.
+    clash: OnceLock<bool>,
+}
+
+impl Workers<'_> {
+    fn known(count: usize) -> Self {
+        Workers {
+            count,
+            check: None,
+            clash: OnceLock::new(),
+        }
+    }
+
+    /// Whether worker `i` may build tools (working out the check if it must).
+    fn may_build(&self, i: usize) -> bool {
+        match self.check {
+            Some(doc) if i > 0 => !*self.clash.get_or_init(|| match &doc.clash {
+                Some(clash) => clash.get(),
+                None => crate::schema::names_clash(&doc.root),
+            }),
+            _ => true,
+        }
+    }
+}
+
 /// Build the plan's tools on `workers` threads and write them in order to `w`.
-fn build_and_write(plan: &Plan<'_>, workers: usize, shape: Shape, w: &mut dyn Write) -> Result<()> {
+fn build_and_write(
+    plan: &Plan<'_>,
+    workers: &Workers<'_>,
+    shape: Shape,
+    w: &mut dyn Write,
+) -> Result<()> {
     let chunks = plan.len().div_ceil(CHUNK);
+    let (workers, count) = (workers, workers.count);
     let next = AtomicUsize::new(0);
-    let window = Window::new(workers * AHEAD);
-    let (send, built) = std::sync::mpsc::sync_channel::<Built>(workers * AHEAD);
+    let window = Window::new(count * AHEAD);
+    let (send, built) = std::sync::mpsc::sync_channel::<Built>(count * AHEAD);
     let pool = Pool::default();
     // The longest text of a chunk so far, on any worker: a buffer is given that much room
     // before a chunk is rendered into it, rather than grow (and copy what it holds) as it is.
     let longest = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        for _ in 0..workers {
+        for i in 0..count {
             let shared = (&next, &window, &pool, &longest);
             let send = send.clone();
-            scope.spawn(move || work(plan, shape, chunks, shared, send));
+            scope.spawn(move || {
+                if workers.may_build(i) {
+                    work(plan, shape, chunks, shared, send);
+                }
+            });
         }
         drop(send);
         // However writing ends (with an error, or a panic), stop the workers, who may be
@@ -352,6 +391,7 @@ impl Window {
 
 #[cfg(test)]
 mod tests {
+    use crate::emit::Shape;
     use serde_json::{Map, json};
 
     /// 300 operations: the first 16 reference `first`, the rest `A_B`. `A B` and `A_B` want the
@@ -404,7 +444,16 @@ mod tests {
                 let (plan, workers) =
                     super::plan_and_workers(doc, &options, None, Some(4)).unwrap();
                 assert_eq!(plan.len(), 300);
-                assert_eq!(workers, if clash { 1 } else { 4 }, "first: {first}");
+                let building = (0..workers.count).filter(|&i| workers.may_build(i)).count();
+                assert_eq!(building, if clash { 1 } else { 4 }, "first: {first}");
+                // Whoever works it out, the bytes are those of one thread.
+                let write = |threads, name: &str| {
+                    let out = dir.path().join(name);
+                    super::convert_to(doc, &options, None, Shape::Mcp, Some(&out), threads)
+                        .unwrap();
+                    std::fs::read(out).unwrap()
+                };
+                assert!(write(Some(4), "four.json") == write(Some(1), "one.json"));
             }
         }
     }
