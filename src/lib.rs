@@ -271,14 +271,20 @@ impl<'d> Plan<'d> {
             let count = paths.operation_count();
             return plan(head, Vec::new(), count).named(picks, wanted);
         }
-        let api = model::read(doc)?;
-        let filter = options.filter.compile()?;
-        let kept: Vec<usize> = (0..api.operations.len())
-            .filter(|&i| filter.keeps(&api.operations[i].identity()))
-            .collect();
-        let identities: Vec<model::Identity> =
-            kept.iter().map(|&i| api.operations[i].identity()).collect();
-        let wanted = wanted_names(&identities, |op| op, options);
+        // Each kept operation's wanted name, worked out as it is read. An error in the document
+        // is reported before one in the filter.
+        let filter = options.filter.compile();
+        let (api, wanted) = model::read_with(doc, |op| {
+            let identity = op.identity();
+            let keeps = filter.as_ref().map_or(true, |f| f.keeps(&identity));
+            keeps.then(|| wanted(&identity, options))
+        })?;
+        filter?;
+        let (kept, wanted): (Vec<usize>, Vec<(String, String)>) = wanted
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, w)| Some((i, w?)))
+            .unzip();
         let head = model::Head {
             title: api.title,
             version: api.version,

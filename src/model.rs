@@ -214,7 +214,16 @@ pub struct Api<'a> {
 
 /// Read the operations of `doc` (its whole tree: see [`Document::tree`]).
 pub fn read(doc: &Document) -> Result<Api<'_>> {
-    Reader { doc: doc.tree()? }.api()
+    Ok(read_with(doc, |_| ())?.0)
+}
+
+/// [`read`], with `each` of every operation, in order, worked out by the thread that read it
+/// (the plan names operations so, rather than start threads again for it once all are read).
+pub(crate) fn read_with<'d, X: Send>(
+    doc: &'d Document,
+    each: impl Fn(&Operation<'d>) -> X + Sync,
+) -> Result<(Api<'d>, Vec<X>)> {
+    Reader { doc: doc.tree()? }.api(&each)
 }
 
 /// What [`read`] takes from the document besides its paths.
@@ -366,26 +375,30 @@ impl<'a> Reader<'a> {
         Ok((target, Some(pointer)))
     }
 
-    fn api(&self) -> Result<Api<'a>> {
+    fn api<X: Send>(
+        &self,
+        each: &(impl Fn(&Operation<'a>) -> X + Sync),
+    ) -> Result<(Api<'a>, Vec<X>)> {
         let head = self.head()?;
-        let operations = match self.root()?.get("paths") {
-            None | Some(Value::Null) => Vec::new(),
+        let (operations, xs) = match self.root()?.get("paths") {
+            None | Some(Value::Null) => (Vec::new(), Vec::new()),
             Some(paths) => {
                 let paths: Vec<(&'a String, &'a Value)> = self
                     .object(paths, &At::Text("/paths"))?
                     .iter()
                     .filter(|(path, _)| !path.starts_with("x-"))
                     .collect();
-                self.path_items(&paths, &head.servers)?
+                self.path_items(&paths, &head.servers, each)?
             }
         };
-        Ok(Api {
+        let api = Api {
             title: head.title,
             version: head.version,
             spec: self.doc.version,
             operations,
             webhooks: head.webhooks,
-        })
+        };
+        Ok((api, xs))
     }
 
     fn root(&self) -> Result<&'a Map<String, Value>> {
@@ -420,14 +433,15 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The operations of `paths`, in order. Many paths are read on two threads; the first error
-    /// in document order is the one reported, as when read in one pass.
-    fn path_items(
+    /// The operations of `paths`, in order, each with `each` of it. Many paths are read on two
+    /// threads; the first error in document order is the one reported, as when read in one pass.
+    fn path_items<X: Send>(
         &self,
         paths: &[(&'a String, &'a Value)],
         root_servers: &[String],
-    ) -> Result<Vec<Operation<'a>>> {
-        let read = |paths: &[(&'a String, &'a Value)]| -> Result<Vec<Operation<'a>>> {
+        each: &(impl Fn(&Operation<'a>) -> X + Sync),
+    ) -> Result<(Vec<Operation<'a>>, Vec<X>)> {
+        let read = |paths: &[(&'a String, &'a Value)]| -> Result<(Vec<Operation<'a>>, Vec<X>)> {
             let mut out = Vec::new();
             let paths_at = At::Text("/paths");
             for (path, item) in paths {
@@ -440,7 +454,8 @@ impl<'a> Reader<'a> {
                     &mut out,
                 )?;
             }
-            Ok(out)
+            let xs = out.iter().map(each).collect();
+            Ok((out, xs))
         };
         if paths.len() < PARALLEL_PATHS {
             return read(paths);
@@ -451,11 +466,13 @@ impl<'a> Reader<'a> {
         // `None` only if the second thread panicked: read again on this one, for the panic.
         let parts = crate::par::each_taken(&runs, |run| Some(read(run)))
             .unwrap_or_else(|| runs.iter().map(|run| read(run)).collect());
-        let mut operations = Vec::new();
+        let (mut operations, mut xs) = (Vec::new(), Vec::new());
         for part in parts {
-            operations.extend(part?);
+            let (ops, x) = part?;
+            operations.extend(ops);
+            xs.extend(x);
         }
-        Ok(operations)
+        Ok((operations, xs))
     }
 
     fn path_item(
