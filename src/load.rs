@@ -62,7 +62,7 @@ pub(crate) enum Clash {
     Known(bool),
     /// All of them (each local), noted while parsing, as a set per part of the text (one
     /// reference may be in several): whether two want the same name is worked out when
-    /// needed, beside the reading of the operations.
+    /// needed, by the threads that build tools (see `stream`).
     Among(std::sync::Arc<crate::json::References>),
 }
 

@@ -1,6 +1,6 @@
 //! JSON text -> tree, on two threads for a large document. The members of the top-level object
 //! are first found as raw text, those of `paths`, `components` and `definitions` (most of a
-//! document's bytes), and those of each member of `components`, in the same scan ([`scan`],
+//! document's bytes), and those of each member of `components`, in the same scan (`scan.rs`,
 //! which builds no tree and checks only the objects' own syntax, every part being parsed
 //! too); a member of `components` over an eighth of the text (`components.schemas`) is
 //! parsed as its members, and any other member over an eighth is scanned again for its
