@@ -50,6 +50,7 @@ macro_rules! value_scalars {
 }
 use value_scalars;
 
+mod brackets;
 mod noting;
 mod scan;
 mod skeleton;

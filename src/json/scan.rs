@@ -1,6 +1,5 @@
 //! Finding the members of a JSON object in its text without building anything: brackets are
-//! matched and strings skipped (with `memchr`, most of a document's bytes being inside strings),
-//! keys unescaped. Only the object's own syntax is checked (braces, keys, colons, commas); the
+//! counted outside strings (a block of 64 bytes at a time, see `brackets.rs`), keys unescaped. Only the object's own syntax is checked (braces, keys, colons, commas); the
 //! members' text is not, which is what makes the scan cheap: it is left to the parse of each
 //! member, so every member found must still be parsed by the caller (the split parse and the
 //! lazy open do) for a broken text to be refused. The scan is several times faster than asking
@@ -69,20 +68,6 @@ impl<'a> Scan<'a> {
         self.bytes().get(self.i) == Some(&b'{')
     }
 
-    /// The index just past the string starting at `start` (a `"`).
-    fn string_end(&self, start: usize) -> Option<usize> {
-        let b = self.bytes();
-        let mut j = start + 1;
-        loop {
-            let k = memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
-            if b[j + k] == b'\\' {
-                j += k + 2;
-            } else {
-                return Some(j + k + 1);
-            }
-        }
-    }
-
     /// The object here: `each` is called with each key, the scan standing before its value,
     /// which `each` must step over ([`Scan::value`] or [`Scan::object`]).
     pub(crate) fn object(
@@ -134,7 +119,7 @@ impl<'a> Scan<'a> {
         if self.bytes().get(self.i) != Some(&b'"') {
             return None;
         }
-        let end = self.string_end(self.i)?;
+        let end = super::brackets::string_end(self.bytes(), self.i)?;
         let raw = &self.text[self.i..end];
         self.i = end;
         let inner = &raw[1..raw.len() - 1];
@@ -152,31 +137,8 @@ impl<'a> Scan<'a> {
         let start = self.i;
         let mut deepest = 0;
         match b.get(start)? {
-            b'"' => self.i = self.string_end(start)?,
-            b'{' | b'[' => {
-                let mut depth = 0usize;
-                loop {
-                    match b.get(self.i)? {
-                        b'"' => {
-                            self.i = self.string_end(self.i)?;
-                            continue;
-                        }
-                        b'{' | b'[' => {
-                            depth += 1;
-                            deepest = deepest.max(depth);
-                        }
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                self.i += 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    self.i += 1;
-                }
-            }
+            b'"' => self.i = super::brackets::string_end(b, start)?,
+            b'{' | b'[' => (self.i, deepest) = super::brackets::container_end(b, start)?,
             _ => {
                 // A number or a literal: up to what ends a value.
                 while let Some(c) = b.get(self.i) {
