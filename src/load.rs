@@ -354,6 +354,20 @@ pub(crate) fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
 mod tests {
     use super::*;
 
+    /// A file read in two halves is the file, byte for byte (an odd length, so the halves
+    /// differ); one below the size is read plainly.
+    #[test]
+    fn a_large_file_reads_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [MIN_SPLIT_READ as usize + 3, 1000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let path = dir.path().join("f");
+            std::fs::write(&path, &bytes).unwrap();
+            assert!(read_file(&path).unwrap() == bytes, "{len}");
+        }
+        assert!(read_file(&dir.path().join("missing")).is_err());
+    }
+
     #[test]
     fn yaml_numeric_keys_become_strings() {
         let v = parse_tree("t.yaml", b"responses:\n  200:\n    description: ok\n").unwrap();
