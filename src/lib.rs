@@ -21,6 +21,7 @@ pub mod cli;
 mod compact;
 pub mod emit;
 pub mod error;
+mod file;
 pub mod filter;
 pub mod hints;
 pub mod json;

@@ -122,7 +122,7 @@ pub fn load_file_lazy(path: &std::path::Path) -> Result<Document> {
 /// [`load_file_lazy`] with the size from which path items are kept as text (tests use 0).
 #[doc(hidden)]
 pub fn load_lazy(path: &std::path::Path, min: usize) -> Result<Document> {
-    let bytes = read_file(path).map_err(|source| Error::Io {
+    let bytes = crate::file::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
@@ -131,47 +131,7 @@ pub fn load_lazy(path: &std::path::Path, min: usize) -> Result<Document> {
 
 /// [`parse`] as [`load_file_lazy`] reads: a large JSON document keeps its path items as text.
 pub fn parse_lazy(file: &str, bytes: Vec<u8>) -> Result<Document> {
-    read_lazy(file, None, bytes, crate::lazy::MIN_LAZY)
-}
-
-/// From this size on, [`read_file`] reads a file in two halves at once.
-const MIN_SPLIT_READ: u64 = 4 << 20;
-
-/// The bytes of the file at `path`, as `std::fs::read` gives them. A large file is read as two
-/// halves at once, the second on another thread: reading a cached file is the kernel's copy
-/// into this process's memory and the first touch of each of its pages, which two cores do
-/// side by side (Microsoft Graph v1, 20 MB: its loading took about 2 ms less, best of 10 in
-/// four rounds).
-pub(crate) fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    #[cfg(unix)]
-    {
-        use std::io::{Read, Seek};
-        use std::os::unix::fs::FileExt;
-        let file = std::fs::File::open(path)?;
-        let len = file.metadata()?.len();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if let (true, Ok(size)) = (len >= MIN_SPLIT_READ && cores > 1, usize::try_from(len)) {
-            let mut bytes = vec![0u8; size];
-            let (first, second) = bytes.split_at_mut(size / 2);
-            let halves = std::thread::scope(|scope| {
-                let file = &file;
-                let second = scope.spawn(move || file.read_exact_at(second, (size / 2) as u64));
-                let first = file.read_exact_at(first, 0);
-                let second = second
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                first.and(second)
-            });
-            // A file that shrank meanwhile is read again below; what was added is read on.
-            if halves.is_ok() {
-                let mut rest = &file;
-                rest.seek(std::io::SeekFrom::Start(len))?;
-                rest.read_to_end(&mut bytes)?;
-                return Ok(bytes);
-            }
-        }
-    }
-    std::fs::read(path)
+    read_lazy(file, None, bytes.into(), crate::lazy::MIN_LAZY)
 }
 
 /// `bytes`, read from `source` (when a file), as a lazy document if it is at least `min` bytes
@@ -179,20 +139,20 @@ pub(crate) fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
 fn read_lazy(
     file: &str,
     source: Option<&std::path::Path>,
-    bytes: Vec<u8>,
+    bytes: crate::file::Bytes,
     min: usize,
 ) -> Result<Document> {
-    let bytes = if bytes.len() >= min {
+    let bytes = if bytes.bytes.len() >= min {
         // The text moves into the lazy document, and comes back if it cannot be one.
-        let lazy = String::from_utf8(bytes)
-            .map_err(|e| e.into_bytes())
+        let lazy = bytes
+            .into_text()
             .and_then(|text| crate::lazy::open(file, source, text).map_err(String::into_bytes));
         match lazy {
             Ok(doc) => return Ok(doc),
             Err(bytes) => bytes,
         }
     } else {
-        bytes
+        bytes.bytes
     };
     let (root, references) = parse_tree_noting(file, &bytes)?;
     match source {
@@ -353,20 +313,6 @@ pub(crate) fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A file read in two halves is the file, byte for byte (an odd length, so the halves
-    /// differ); one below the size is read plainly.
-    #[test]
-    fn a_large_file_reads_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        for len in [MIN_SPLIT_READ as usize + 3, 1000] {
-            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
-            let path = dir.path().join("f");
-            std::fs::write(&path, &bytes).unwrap();
-            assert!(read_file(&path).unwrap() == bytes, "{len}");
-        }
-        assert!(read_file(&dir.path().join("missing")).is_err());
-    }
 
     #[test]
     fn yaml_numeric_keys_become_strings() {
