@@ -224,7 +224,12 @@ fn main() {
         // many runs as the other (before, the floor alone was the best of twice as many).
         let [floor_again, ours_again, unchanged, replacing] = best_in_turns(
             runs,
-            [&mut floor_run, &mut new_file, &mut unchanged, &mut replacing],
+            [
+                &mut floor_run,
+                &mut new_file,
+                &mut unchanged,
+                &mut replacing,
+            ],
         );
         let floor_time = floor_time.min(floor_again);
         let ours = ours.min(ours_again);

@@ -142,43 +142,107 @@ type Split = (Map<String, Value>, Vec<Item>, Option<References>);
 /// The top-level members of `text` parsed, except `paths`, the members of `paths` as ranges, and
 /// the references in the members parsed (see [`Split`]).
 fn split(text: &str) -> Option<Split> {
-    let members = open_members(text, |key| usize::from(key == "paths"))?;
-    let mut root = Map::new();
-    let mut items = None;
-    let mut noted = Some(References::new());
-    for (key, member) in members {
-        // A repeated key, `paths` included (it is in `root` as `{}`).
-        if root.contains_key(&key) {
+    let two = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    std::thread::scope(|scope| {
+        // `components` (a seventh of Graph's text, after its `paths`) parsed beside the scan,
+        // where a guess puts it; taken only if the scan finds it there.
+        let mut ahead = two.then(|| {
+            scope.spawn(|| {
+                let raw = components_guess(text)?;
+                Some((raw, crate::json::parse_noting(raw.text.as_bytes()).ok()?))
+            })
+        });
+        let members = open_members(text, |key| usize::from(key == "paths"))?;
+        let mut root = Map::new();
+        let mut items = None;
+        let mut noted = Some(References::new());
+        for (key, member) in members {
+            // A repeated key, `paths` included (it is in `root` as `{}`).
+            if root.contains_key(&key) {
+                return None;
+            }
+            match member {
+                Member::Opened(_, members) => {
+                    let members = members.into_iter().map(|(path, m)| match m {
+                        Member::Raw(raw) => Some((path, raw)),
+                        Member::Opened(..) => None,
+                    });
+                    items = Some(path_items(text, members.collect::<Option<_>>()?)?);
+                    root.insert(key, Value::Object(Map::new()));
+                }
+                Member::Raw(raw) => {
+                    if raw.nesting > MAX_DEPTH - 1 {
+                        return None;
+                    }
+                    let guessed = match key == "components" {
+                        true => ahead.take().and_then(|thread| thread.join().ok().flatten()),
+                        false => None,
+                    };
+                    let (value, refs) = match guessed {
+                        Some((at, parsed)) if std::ptr::eq(at.text, raw.text) => parsed,
+                        _ => crate::json::parse_noting(raw.text.as_bytes()).ok()?,
+                    };
+                    noted = noted.zip(refs).map(|(mut all, refs)| {
+                        all.extend(refs);
+                        all
+                    });
+                    // The member's own references (a top-level `$ref` or `mapping`).
+                    if let Some(all) = &mut noted {
+                        all.member(&key, &value);
+                    }
+                    root.insert(key, value);
+                }
+            }
+        }
+        Some((root, items?, noted))
+    })
+}
+
+/// JSON's whitespace.
+const SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
+/// Where the top-level member `components` of `text` seems to be: the last `"components"` key
+/// whose value is an object followed only by other members and the end of the document (a
+/// member nested deeper is followed by the ends of the objects around it). A guess, which the
+/// scan confirms or not: nothing but where the value is comes from it.
+fn components_guess(text: &str) -> Option<Raw<'_>> {
+    let key = b"\"components\"";
+    let at = memchr::memmem::rfind(text.as_bytes(), key)?;
+    if !text[..at].trim_end_matches(SPACE).ends_with([',', '{']) {
+        return None;
+    }
+    let value = text[at + key.len()..]
+        .trim_start_matches(SPACE)
+        .strip_prefix(':')?;
+    let raw = crate::json::value_at(value)?;
+    if !raw.text.starts_with('{') {
+        return None;
+    }
+    let mut rest = after(text, raw.text);
+    loop {
+        rest = rest.trim_start_matches(SPACE);
+        let Some(member) = rest.strip_prefix(',') else {
+            return rest
+                .strip_prefix('}')?
+                .trim_matches(SPACE)
+                .is_empty()
+                .then_some(raw);
+        };
+        let key = crate::json::value_at(member)?;
+        if !key.text.starts_with('"') {
             return None;
         }
-        match member {
-            Member::Opened(_, members) => {
-                let members = members.into_iter().map(|(path, m)| match m {
-                    Member::Raw(raw) => Some((path, raw)),
-                    Member::Opened(..) => None,
-                });
-                items = Some(path_items(text, members.collect::<Option<_>>()?)?);
-                root.insert(key, Value::Object(Map::new()));
-            }
-            Member::Raw(raw) => {
-                if raw.nesting > MAX_DEPTH - 1 {
-                    return None;
-                }
-                // `components` is a seventh of Graph's text: parsed on two threads if large.
-                let (value, refs) = crate::json::parse_noting(raw.text.as_bytes()).ok()?;
-                noted = noted.zip(refs).map(|(mut all, refs)| {
-                    all.extend(refs);
-                    all
-                });
-                // The member's own references (a top-level `$ref` or `mapping`).
-                if let Some(all) = &mut noted {
-                    all.member(&key, &value);
-                }
-                root.insert(key, value);
-            }
-        }
+        let value = after(text, key.text)
+            .trim_start_matches(SPACE)
+            .strip_prefix(':')?;
+        rest = after(text, crate::json::value_at(value)?.text);
     }
-    Some((root, items?, noted))
+}
+
+/// The text of `text` after `part`, a part of it.
+fn after<'a>(text: &'a str, part: &str) -> &'a str {
+    let end = part.as_ptr() as usize + part.len() - text.as_ptr() as usize;
+    &text[end..]
 }
 
 /// The members of `paths` (raw parts of `text`) as ranges of `text`.
@@ -353,6 +417,41 @@ fn read_items(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The guess finds the top-level `components` wherever it is among the members, and no
+    /// member of that name nested deeper; the split is the same whether it guessed or not.
+    #[test]
+    fn components_are_guessed_at_the_top_level_only() {
+        fn guess(text: &str) -> Option<&str> {
+            components_guess(text).map(|raw| raw.text)
+        }
+        let c = r#"{"schemas": {"A": {"properties": {"x": {"type": "string"}}}}}"#;
+        let p = r#"{"/a": {"get": {"responses": {}}}}"#;
+        let last = format!(r#"{{"openapi": "3.0.0", "paths": {p}, "components": {c} }}"#);
+        let first = format!(r#"{{ "components" :{c},"paths": {p}, "x-y": [1, {{}}]}}"#);
+        assert_eq!(guess(&last), Some(c));
+        assert_eq!(guess(&first), Some(c));
+        // A property named `components`, or a `components` that is not an object, is no guess.
+        let nested = r#"{"paths": {}, "components": {"schemas": {"A": {"properties": {"components": {}}}}}}"#;
+        let inside_paths =
+            format!(r#"{{"components": {c}, "paths": {{"/a": {{"components": {{}}}}}}}}"#);
+        let not_object = r#"{"paths": {}, "components": 1}"#;
+        let in_string = r#"{"paths": {}, "info": {"title": ""components": {}"}}"#;
+        for text in [nested, &inside_paths, not_object, in_string] {
+            assert_eq!(guess(text), None, "{text}");
+        }
+        // Two of them: the guess is the second, the scan meets the first (and then refuses the
+        // repeated key).
+        let twice = format!(r#"{{"components": {{}}, "paths": {p}, "components": {c}}}"#);
+        assert_eq!(guess(&twice), Some(c));
+        assert!(split(&twice).is_none());
+        for text in [&last, &first, nested, &inside_paths] {
+            let (root, items, _) = split(text).unwrap();
+            let whole: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(root["components"], whole["components"], "{text}");
+            assert_eq!(items.len(), whole["paths"].as_object().unwrap().len());
+        }
+    }
 
     #[test]
     fn followable_references_stay_out_of_paths() {

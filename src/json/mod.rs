@@ -242,6 +242,11 @@ pub(crate) enum Member<'a> {
     Opened(Raw<'a>, Vec<(String, Member<'a>)>),
 }
 
+/// The value at the start of `text` (after whitespace), its inside unchecked (see `scan.rs`).
+pub(crate) fn value_at(text: &str) -> Option<Raw<'_>> {
+    scan::Scan::new(text).value()
+}
+
 /// The members of the object `text`, in order, repeated keys kept: as raw text, but each opened
 /// into its members as many levels down as `levels` says for its key, in one scan ([`scan`]:
 /// only the objects' own syntax is checked, so the caller must parse every raw part). `None` if
