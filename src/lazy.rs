@@ -149,7 +149,7 @@ fn split(text: &str) -> Option<Split> {
         let mut ahead = two.then(|| {
             scope.spawn(|| {
                 let raw = components_guess(text)?;
-                Some((raw, crate::json::parse_noting(raw.text.as_bytes()).ok()?))
+                Some((raw, crate::json::parse_noting_text(raw.text).ok()?))
             })
         });
         let members = open_members(text, |key| usize::from(key == "paths"))?;
@@ -180,7 +180,7 @@ fn split(text: &str) -> Option<Split> {
                     };
                     let (value, refs) = match guessed {
                         Some((at, parsed)) if std::ptr::eq(at.text, raw.text) => parsed,
-                        _ => crate::json::parse_noting(raw.text.as_bytes()).ok()?,
+                        _ => crate::json::parse_noting_text(raw.text).ok()?,
                     };
                     noted = noted.zip(refs).map(|(mut all, refs)| {
                         all.extend(refs);

@@ -142,19 +142,23 @@ fn read_lazy(
     bytes: crate::file::Bytes,
     min: usize,
 ) -> Result<Document> {
-    let bytes = if bytes.bytes.len() >= min {
+    // The text, or the bytes if they are not UTF-8 (for the parse's error).
+    let text = if bytes.bytes.len() >= min {
         // The text moves into the lazy document, and comes back if it cannot be one.
-        let lazy = bytes
-            .into_text()
-            .and_then(|text| crate::lazy::open(file, source, text).map_err(String::into_bytes));
-        match lazy {
-            Ok(doc) => return Ok(doc),
-            Err(bytes) => bytes,
+        match bytes.into_text() {
+            Ok(text) => match crate::lazy::open(file, source, text) {
+                Ok(doc) => return Ok(doc),
+                Err(text) => Ok(text),
+            },
+            Err(bytes) => Err(bytes),
         }
     } else {
-        bytes.bytes
+        bytes.into_text()
     };
-    let (root, references) = parse_tree_noting(file, &bytes)?;
+    let (root, references) = match &text {
+        Ok(text) => parse_tree_noting(file, text.as_bytes(), Some(text))?,
+        Err(bytes) => parse_tree_noting(file, bytes, None)?,
+    };
     match source {
         Some(path) => {
             let (root, clash) = crate::bundle::bundle_noting_clash(path, root, references)?;
@@ -194,19 +198,30 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
 
 /// Parse JSON or YAML text into a JSON tree, without any OpenAPI checks.
 pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
-    parse_tree_noting(file, bytes).map(|(tree, _)| tree)
+    parse_tree_noting(file, bytes, None).map(|(tree, _)| tree)
 }
 
 /// [`parse_tree`], with the tree's references when the parse noted them (JSON without
-/// repeated keys), so that loading a file needs no walk of the tree to find them.
-fn parse_tree_noting(file: &str, bytes: &[u8]) -> Result<(Value, Option<crate::json::References>)> {
+/// repeated keys), so that loading a file needs no walk of the tree to find them. `text` is
+/// `bytes` as text, when already known to be UTF-8.
+fn parse_tree_noting(
+    file: &str,
+    bytes: &[u8],
+    text: Option<&str>,
+) -> Result<(Value, Option<crate::json::References>)> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // The same text, without the byte-order mark.
+    let text = text.map(|t| &t[t.len() - bytes.len()..]);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let Some(&first) = first else {
         return Err(input(file, Location::None, "empty document"));
     };
     if first == b'{' || first == b'[' {
-        crate::json::parse_noting(bytes).map_err(|e| {
+        let parsed = match text {
+            Some(text) => crate::json::parse_noting_text(text),
+            None => crate::json::parse_noting(bytes),
+        };
+        parsed.map_err(|e| {
             let location = if e.line() > 0 {
                 Location::LineCol {
                     line: e.line(),
@@ -222,16 +237,18 @@ fn parse_tree_noting(file: &str, bytes: &[u8]) -> Result<(Value, Option<crate::j
             )
         })
     } else {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            input(
-                file,
-                Location::None,
-                format!(
-                    "not UTF-8 text (invalid byte at offset {})",
-                    e.valid_up_to()
-                ),
-            )
-        })?;
+        let text = text
+            .map_or_else(|| std::str::from_utf8(bytes), Ok)
+            .map_err(|e| {
+                input(
+                    file,
+                    Location::None,
+                    format!(
+                        "not UTF-8 text (invalid byte at offset {})",
+                        e.valid_up_to()
+                    ),
+                )
+            })?;
         crate::yaml::parse(file, text).map(|tree| (tree, None))
     }
 }
@@ -313,6 +330,33 @@ pub(crate) fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A byte-order mark is skipped, in JSON (a file large enough to be read in halves, its
+    /// text known to be UTF-8 on the way, and a small one) and in YAML.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "d".repeat(crate::file::MIN_SPLIT_READ as usize);
+        let json = format!(
+            r#"{{"openapi": "3.0.0", "info": {{"title": "t", "version": "1", "description": "{long}"}}, "paths": {{}}}}"#
+        );
+        let small = r#"{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {}}"#;
+        let yaml = "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n";
+        for (name, text) in [
+            ("big.json", json.as_str()),
+            ("small.json", small),
+            ("y.yaml", yaml),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+            let doc = load_file(&path).unwrap();
+            assert_eq!(
+                doc.root,
+                parse("t", text.as_bytes()).unwrap().root,
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn yaml_numeric_keys_become_strings() {

@@ -78,15 +78,20 @@ pub fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
 /// [`parse`], with the references in the tree (as [`crate::schema::each_reference`] finds
 /// them), noted while parsing; `None` where they are not known exactly (a repeated key).
 pub(crate) fn parse_noting(bytes: &[u8]) -> serde_json::Result<(Value, Option<References>)> {
-    let exact = |(tree, refs): (Value, References)| {
-        let refs = refs.exact.then_some(refs);
-        (tree, refs)
-    };
     let Ok(text) = std::str::from_utf8(bytes) else {
         // Not UTF-8: the plain parse's error.
         return serde_json::from_slice(bytes).map(|tree| (tree, None));
     };
-    if bytes.len() >= MIN_SPLIT
+    parse_noting_text(text)
+}
+
+/// [`parse_noting`] of text already known to be UTF-8.
+pub(crate) fn parse_noting_text(text: &str) -> serde_json::Result<(Value, Option<References>)> {
+    let exact = |(tree, refs): (Value, References)| {
+        let refs = refs.exact.then_some(refs);
+        (tree, refs)
+    };
+    if text.len() >= MIN_SPLIT
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
         && let Some(parsed) = parse_split(text)
     {
