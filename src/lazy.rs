@@ -436,7 +436,7 @@ mod tests {
         let inside_paths =
             format!(r#"{{"components": {c}, "paths": {{"/a": {{"components": {{}}}}}}}}"#);
         let not_object = r#"{"paths": {}, "components": 1}"#;
-        let in_string = r#"{"paths": {}, "info": {"title": ""components": {}"}}"#;
+        let in_string = r#"{"paths": {}, "info": {"title": "\"components\": {}"}}"#;
         for text in [nested, &inside_paths, not_object, in_string] {
             assert_eq!(guess(text), None, "{text}");
         }
