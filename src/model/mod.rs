@@ -1,0 +1,347 @@
+//! Model: the thin typed view of an OpenAPI document that the tool builder needs — operations
+//! with their parameters, request body and success response. Structure is checked here (wrong
+//! types are errors naming the JSON pointer); schemas stay borrowed `Value`s for `schema`. The
+//! types and entry points are here; `reader` reads paths and operations, `parts` their
+//! parameters, request bodies and success responses.
+
+use crate::error::Result;
+use crate::load::{Document, SpecVersion};
+use serde_json::{Map, Value};
+
+mod parts;
+mod reader;
+
+pub use parts::json_rank;
+use reader::{At, Reader};
+
+/// HTTP methods in the order OpenAPI path items list them; tools follow this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+    Query,
+}
+
+impl Method {
+    pub const ALL: [Method; 9] = [
+        Method::Get,
+        Method::Put,
+        Method::Post,
+        Method::Delete,
+        Method::Options,
+        Method::Head,
+        Method::Patch,
+        Method::Trace,
+        Method::Query,
+    ];
+
+    /// Lower-case key as used in a path item.
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::Get => "get",
+            Method::Put => "put",
+            Method::Post => "post",
+            Method::Delete => "delete",
+            Method::Options => "options",
+            Method::Head => "head",
+            Method::Patch => "patch",
+            Method::Trace => "trace",
+            Method::Query => "query",
+        }
+    }
+
+    /// Upper-case HTTP token.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+            Method::Query => "QUERY",
+        }
+    }
+
+    /// Parse a method name, case-insensitively.
+    pub fn parse(s: &str) -> Option<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.key().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// Where a parameter travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ParamIn {
+    Path,
+    Query,
+    Header,
+    Cookie,
+}
+
+impl ParamIn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamIn::Path => "path",
+            ParamIn::Query => "query",
+            ParamIn::Header => "header",
+            ParamIn::Cookie => "cookie",
+        }
+    }
+}
+
+/// One parameter after `$ref`s are followed and path-level parameters merged in.
+#[derive(Debug, Clone)]
+pub struct Parameter<'a> {
+    pub name: String,
+    pub location: ParamIn,
+    pub required: bool,
+    pub deprecated: bool,
+    pub description: Option<&'a str>,
+    /// The parameter's schema (`schema`, or the schema of its single `content` entry).
+    pub schema: Option<&'a Value>,
+    /// Set when the parameter uses `content` instead of `schema`: the value is serialized as this
+    /// media type (usually JSON) rather than by `style`.
+    pub content_type: Option<String>,
+    pub style: &'static str,
+    pub explode: bool,
+    pub allow_reserved: bool,
+    pub example: Option<&'a Value>,
+}
+
+/// How a request body is encoded, from its media type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    Json,
+    Form,
+    Multipart,
+    Text,
+    Other,
+}
+
+/// The chosen representation of an operation's request body.
+#[derive(Debug, Clone)]
+pub struct RequestBody<'a> {
+    pub required: bool,
+    pub description: Option<&'a str>,
+    pub content_type: String,
+    pub kind: BodyKind,
+    /// `None` when the media type declares no schema (anything goes).
+    pub schema: Option<&'a Value>,
+    /// The `encoding` map of form and multipart bodies.
+    pub encoding: Option<&'a Map<String, Value>>,
+}
+
+/// The success response whose schema becomes the tool's `outputSchema`.
+#[derive(Debug, Clone)]
+pub struct Response<'a> {
+    pub status: String,
+    pub content_type: String,
+    pub schema: &'a Value,
+}
+
+/// Hint values set in the document by a vendor extension.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HintOverride {
+    /// The extension they came from, e.g. `x-mcp-annotations`.
+    pub source: &'static str,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+    pub title: Option<String>,
+}
+
+/// One operation: method + path and everything a tool needs from it.
+#[derive(Debug, Clone)]
+pub struct Operation<'a> {
+    pub method: Method,
+    pub path: String,
+    /// JSON pointer of the operation object, for messages.
+    pub pointer: String,
+    pub operation_id: Option<&'a str>,
+    pub summary: Option<&'a str>,
+    pub description: Option<&'a str>,
+    pub tags: Vec<&'a str>,
+    pub deprecated: bool,
+    pub parameters: Vec<Parameter<'a>>,
+    pub body: Option<RequestBody<'a>>,
+    /// First 2xx response with a JSON schema.
+    pub response: Option<Response<'a>>,
+    /// Whether any 2xx response is declared at all (with or without a schema).
+    pub has_success: bool,
+    /// Server URLs in effect (operation, else path item, else document), variables substituted.
+    pub servers: Vec<String>,
+    pub hints: Vec<HintOverride>,
+}
+
+/// What names an operation and what a filter looks at.
+#[derive(Debug, Clone)]
+pub struct Identity<'a> {
+    pub method: Method,
+    pub path: &'a str,
+    pub operation_id: Option<&'a str>,
+    pub tags: Vec<&'a str>,
+    pub deprecated: bool,
+}
+
+impl Operation<'_> {
+    /// What names the operation and what a filter looks at.
+    pub fn identity(&self) -> Identity<'_> {
+        Identity {
+            method: self.method,
+            path: &self.path,
+            operation_id: self.operation_id,
+            tags: self.tags.clone(),
+            deprecated: self.deprecated,
+        }
+    }
+}
+
+/// The whole document as the tool builder sees it.
+#[derive(Debug, Clone)]
+pub struct Api<'a> {
+    pub title: &'a str,
+    pub version: &'a str,
+    pub spec: SpecVersion,
+    pub operations: Vec<Operation<'a>>,
+    /// Number of webhooks (3.1+); they are not callable and become no tools.
+    pub webhooks: usize,
+}
+
+/// Read the operations of `doc` (its whole tree: see [`Document::tree`]).
+pub fn read(doc: &Document) -> Result<Api<'_>> {
+    Ok(read_with(doc, |_| ())?.0)
+}
+
+/// [`read`], with `each` of every operation, in order, worked out by the thread that read it
+/// (the plan names operations so, rather than start threads again for it once all are read).
+pub(crate) fn read_with<'d, X: Send>(
+    doc: &'d Document,
+    each: impl Fn(&Operation<'d>) -> X + Sync,
+) -> Result<(Api<'d>, Vec<X>)> {
+    Reader { doc: doc.tree()? }.api(&each)
+}
+
+/// What [`read`] takes from the document besides its paths.
+#[derive(Debug, Clone)]
+pub(crate) struct Head<'a> {
+    pub title: &'a str,
+    pub version: &'a str,
+    /// The document's server URLs, variables substituted.
+    pub servers: Vec<String>,
+    pub webhooks: usize,
+}
+
+/// Read what `doc` says besides its paths, as [`read`] does before the paths.
+pub(crate) fn read_head(doc: &Document) -> Result<Head<'_>> {
+    Reader { doc }.head()
+}
+
+/// The operations of one path item (`item`, the value of `path` in `paths`, which need not be
+/// part of `doc.root`), as [`read`] reads them, or only the one of method `only`; `servers`: the
+/// document's, from [`read_head`].
+pub(crate) fn read_path_item<'a>(
+    doc: &'a Document,
+    path: &str,
+    item: &'a Value,
+    servers: &[String],
+    only: Option<Method>,
+) -> Result<Vec<Operation<'a>>> {
+    let mut out = Vec::new();
+    let at = At::Text("/paths").key(path);
+    Reader { doc }.path_item(path, item, &at, servers, only, &mut out)?;
+    Ok(out)
+}
+
+/// The JSON type name of `v`, for messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reader::PARALLEL_PATHS;
+    use super::*;
+    use serde_json::json;
+
+    fn api(text: &str) -> Result<usize> {
+        let doc = crate::load::parse("t.yaml", text.as_bytes())?;
+        Ok(read(&doc)?.operations.len())
+    }
+
+    /// Many paths are read on two threads at once; the error reported is still the first in
+    /// document order, whichever thread meets it.
+    #[test]
+    fn the_first_bad_path_is_reported() {
+        let mut paths = serde_json::Map::new();
+        for i in 0..2 * PARALLEL_PATHS {
+            let item = match i {
+                10 => json!({"get": {"parameters": 5, "responses": {}}}),
+                // In another run, perhaps read by the other thread.
+                i if i == PARALLEL_PATHS + 10 => json!({"get": 7}),
+                _ => json!({"get": {"responses": {}}}),
+            };
+            paths.insert(format!("/p{i}"), item);
+        }
+        let doc =
+            json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths});
+        let doc = crate::load::parse("t", doc.to_string().as_bytes()).unwrap();
+        let e = read(&doc).unwrap_err().to_string();
+        assert!(e.contains("/paths/~1p10/get/parameters"), "{e}");
+        let ok = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+            "paths": (0..2 * PARALLEL_PATHS).map(|i| (format!("/p{i}"), json!({"get": {"responses": {}}}))).collect::<serde_json::Map<_, _>>()});
+        let ok = crate::load::parse("t", ok.to_string().as_bytes()).unwrap();
+        let ops = read(&ok).unwrap().operations;
+        assert_eq!(ops.len(), 2 * PARALLEL_PATHS);
+        assert!(
+            ops.iter()
+                .enumerate()
+                .all(|(i, op)| op.path == format!("/p{i}"))
+        );
+    }
+
+    #[test]
+    fn paths_of_wrong_type_is_an_error() {
+        let e = api("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: [1]\n").unwrap_err();
+        assert!(
+            e.to_string().contains("at #/paths: expected an object"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn path_parameters_merge_and_override() {
+        let doc = crate::load::parse(
+            "t",
+            br#"{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a/{id}":{
+              "parameters":[{"name":"id","in":"path","schema":{"type":"string"}},{"name":"q","in":"query"}],
+              "get":{"parameters":[{"name":"q","in":"query","required":true}],"responses":{}}}}}"#,
+        )
+        .unwrap();
+        let api = read(&doc).unwrap();
+        let ps = &api.operations[0].parameters;
+        assert_eq!(ps.len(), 2);
+        assert!(ps[0].required, "path parameters are always required");
+        assert!(
+            ps[1].required,
+            "operation-level q overrides the path-level one"
+        );
+    }
+}
