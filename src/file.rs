@@ -12,9 +12,10 @@ pub(crate) const MIN_SPLIT_READ: u64 = 4 << 20;
 /// Bytes read at a time, then checked for UTF-8.
 const PIECE: usize = 1 << 20;
 
-/// A file's bytes, as `std::fs::read` gives them.
+/// A file's bytes, as `std::fs::read` gives them. The bytes are private and never changed once
+/// read, so that `utf8` stays true of them.
 pub(crate) struct Bytes {
-    pub(crate) bytes: Vec<u8>,
+    bytes: Vec<u8>,
     /// Whether the bytes are known to be UTF-8 (`false`: not known either way).
     utf8: bool,
 }
@@ -26,6 +27,11 @@ impl From<Vec<u8>> for Bytes {
 }
 
 impl Bytes {
+    /// The bytes.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// The bytes as text, if they are UTF-8; else the bytes back.
     pub(crate) fn into_text(self) -> Result<String, Vec<u8>> {
         if self.utf8 {

@@ -143,7 +143,7 @@ fn read_lazy(
     min: usize,
 ) -> Result<Document> {
     // The text, or the bytes if they are not UTF-8 (for the parse's error).
-    let text = if bytes.bytes.len() >= min {
+    let text = if bytes.as_slice().len() >= min {
         // The text moves into the lazy document, and comes back if it cannot be one.
         match bytes.into_text() {
             Ok(text) => match crate::lazy::open(file, source, text) {

@@ -6,25 +6,27 @@
 //! over each string with `memchr`, which [`bytewise`] still does on other targets and in the
 //! tests as the reference. In a conversion, where the text was just read, the scan took 7-8 ms.
 //!
-//! A backslash escapes the next byte wherever it is, where [`bytewise`] counts it only inside
-//! a string. Outside a string a backslash is not JSON, so the two differ only in a text the
-//! parse of each part refuses anyway (see `scan.rs`): the scan checks no member's inside.
+//! Outside a string, a backslash still hides a quote or backslash just after it from the quote
+//! mask (a bracket after it is counted), where [`bytewise`] takes a backslash as an escape only
+//! inside a string. Outside a string a backslash is not JSON, so the two differ only in a text
+//! that the parse of each part refuses anyway (see `scan.rs`): the scan checks no member's
+//! inside.
 
 /// Bytes taken at a time.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const BLOCK: usize = 64;
 
 /// Index just past the array or object that starts at `start` (its `{` or `[`), and how
 /// deeply arrays and objects nest in it; `None` if the text ends before it closes. Brackets
 /// are counted, not matched (`{]` closes): the parse of the part refuses what they miss.
 pub(super) fn container_end(b: &[u8], start: usize) -> Option<(usize, usize)> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        // SAFETY: SSE2 is in every x86-64 processor (the target's baseline, always enabled),
-        // which is all that `blockwise` requires; its body is safe code.
+        // SAFETY: this is compiled only where the target enables SSE2 (x86-64's baseline), which
+        // is all that `blockwise` requires; its body is safe code.
         unsafe { blockwise(b, start) }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
         bytewise(b, start)
     }
@@ -69,7 +71,7 @@ pub(super) fn string_end(b: &[u8], start: usize) -> Option<usize> {
 }
 
 /// One block's bytes of each kind, bit `i` for byte `i`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[derive(Debug, PartialEq)]
 struct Masks {
     quote: u64,
@@ -81,7 +83,7 @@ struct Masks {
 }
 
 /// [`container_end`] a block at a time (SSE2 instructions inlined throughout).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
 fn blockwise(b: &[u8], start: usize) -> Option<(usize, usize)> {
     if !matches!(b.get(start), Some(b'{' | b'[')) {
@@ -125,7 +127,7 @@ fn blockwise(b: &[u8], start: usize) -> Option<(usize, usize)> {
 }
 
 /// The 64 bytes from `at`, padded with spaces past the end of `b`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
 fn block_at(b: &[u8], at: usize) -> [u8; BLOCK] {
     match b.get(at..at + BLOCK) {
@@ -141,7 +143,7 @@ fn block_at(b: &[u8], at: usize) -> [u8; BLOCK] {
 
 /// The bytes a backslash escapes among a block's `backslash` bytes, `carry` saying whether the
 /// block's first byte is escaped (by a backslash ending the block before), set for the next.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn escapes(backslash: u64, carry: &mut bool) -> u64 {
     let mut escaped = u64::from(*carry);
     *carry = false;
@@ -160,7 +162,7 @@ fn escapes(backslash: u64, carry: &mut bool) -> u64 {
 }
 
 /// Bit `i` of the result is the XOR of bits `0..=i` of `x`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn prefix_xor(mut x: u64) -> u64 {
     for shift in [1, 2, 4, 8, 16, 32] {
         x ^= x << shift;
@@ -169,7 +171,7 @@ fn prefix_xor(mut x: u64) -> u64 {
 }
 
 /// The masks of a block, 16 bytes at a time with SSE2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
 #[inline]
 fn masks(block: &[u8; BLOCK]) -> Masks {
@@ -202,7 +204,7 @@ fn masks(block: &[u8; BLOCK]) -> Masks {
 }
 
 /// The masks of a block, a byte at a time.
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, target_arch = "x86_64", target_feature = "sse2"))]
 fn masks_bytewise(block: &[u8; BLOCK]) -> Masks {
     let mut m = Masks {
         quote: 0,
@@ -223,7 +225,7 @@ fn masks_bytewise(block: &[u8; BLOCK]) -> Masks {
     m
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, target_arch = "x86_64", target_feature = "sse2"))]
 mod tests {
     use super::*;
 
@@ -298,7 +300,7 @@ mod tests {
         let text: Vec<u8> = (0..=255u8).chain(b"\"\\{}[]".iter().copied()).collect();
         for at in 0..text.len() {
             let block = block_at(&text, at);
-            // SAFETY: every x86-64 has SSE2.
+            // SAFETY: compiled only where the target enables SSE2.
             let sse2 = unsafe { masks(&block) };
             assert_eq!(sse2, masks_bytewise(&block));
         }
