@@ -135,6 +135,10 @@ impl AtomicFile {
         }
         // No `fsync`: the rename keeps readers from ever seeing a partial file, and output that a
         // run can regenerate is not worth flushing to disk (seconds for 200 MB on a slow disk).
+        // Not done either: exchanging the two files (`renameat2` with `RENAME_EXCHANGE`) and
+        // unlinking the old one. For 111 MB on ext4 that took 23 ms against the rename's 67-72,
+        // but it skips the writeback ext4 starts when a file is renamed over another, which is
+        // what keeps the old or the new content (not an empty file) across a power loss.
         self.tmp.persist(&path).map_err(|e| io(e.error))?;
         Ok(Written::Replaced)
     }
