@@ -278,6 +278,53 @@ mod tests {
         }
     }
 
+    /// Random texts of brackets, spaces and strings (holding brackets, quotes and backslashes,
+    /// escaped, and multi-byte characters), whole and cut short anywhere: the same ends and
+    /// nesting as [`bytewise`]. A fixed seed, so that a failure is repeated.
+    #[test]
+    fn random_texts_agree_with_bytewise() {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let inside = [
+            "a", "é", "日", "{", "}", "[", "]", " ", "\\\"", "\\\\", "\\u00e9",
+        ];
+        // Opening more often than closing, so that texts nest deeply.
+        let outside = ["{", "[", "{", "[", "}", "]", " ", ",", ":"];
+        for case in 0..4000 {
+            let mut text = String::from("[");
+            for _ in 0..next(120) {
+                if next(4) == 0 {
+                    text.push('"');
+                    // Long strings now and then, to cross blocks inside one.
+                    let len = if next(8) == 0 { next(90) } else { next(6) };
+                    for _ in 0..len {
+                        text.push_str(inside[next(inside.len())]);
+                    }
+                    text.push('"');
+                } else {
+                    text.push_str(outside[next(outside.len())]);
+                }
+            }
+            // Closed, or not, or closed early.
+            for _ in 0..next(40) {
+                text.push(']');
+            }
+            let b = text.as_bytes();
+            assert_eq!(container_end(b, 0), bytewise(b, 0), "case {case}: {text:?}");
+            let cut = next(b.len() + 1);
+            assert_eq!(
+                container_end(&b[..cut], 0),
+                bytewise(&b[..cut], 0),
+                "case {case}, cut at {cut}: {text:?}"
+            );
+        }
+    }
+
     #[test]
     fn deep_nesting_is_counted() {
         for depth in [1, 2, 63, 64, 65, 130, 300] {
