@@ -1,8 +1,10 @@
 //! `inline_refs`: replacing each `$ref` to a non-recursive definition by the definition itself;
-//! definitions that can reach themselves stay in `$defs`.
+//! definitions that can reach themselves stay in `$defs`, as do those met deeper than
+//! `MAX_INLINE_DEPTH`.
 
 use super::{Converted, Converter, Schema};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -31,18 +33,27 @@ impl Converter<'_> {
             defs: &by_id,
             by_name: &by_name,
             recursive: &recursive,
+            kept: RefCell::new(HashSet::new()),
         };
         let root = inl.inline(&root, 0);
-        let defs = recursive
-            .iter()
-            .map(|id| {
-                let value = inl.inline(&by_id[id].value, 0);
-                (
-                    names[id].clone(),
-                    Arc::new(Converted::new(value, Vec::new())),
-                )
-            })
-            .collect();
+        // Recursive definitions, and those whose `$ref` was kept because inlining reached
+        // `MAX_INLINE_DEPTH` (writing their bodies may keep more), so that no `$ref` dangles.
+        let mut pending: Vec<usize> = recursive.clone();
+        let mut written: HashSet<usize> = HashSet::new();
+        let mut defs: Vec<(Arc<str>, Arc<Converted>)> = Vec::new();
+        loop {
+            pending.extend(inl.kept.borrow_mut().drain());
+            let Some(id) = pending.pop() else { break };
+            if !written.insert(id) {
+                continue;
+            }
+            let value = inl.inline(&by_id[&id].value, 0);
+            defs.push((
+                names[&id].clone(),
+                Arc::new(Converted::new(value, Vec::new())),
+            ));
+        }
+        defs.sort_by(|a, b| a.0.cmp(&b.0));
         Schema { root, defs }
     }
 }
@@ -51,6 +62,8 @@ struct Inliner<'d> {
     defs: &'d HashMap<usize, Arc<Converted>>,
     by_name: &'d HashMap<&'d str, usize>,
     recursive: &'d [usize],
+    /// Non-recursive definitions whose `$ref` was kept at `MAX_INLINE_DEPTH`.
+    kept: RefCell<HashSet<usize>>,
 }
 
 impl Inliner<'_> {
@@ -63,7 +76,14 @@ impl Inliner<'_> {
                     .and_then(|r| r.strip_prefix("#/$defs/"))
                     .map(crate::error::unescape_token)
                     .and_then(|n| self.by_name.get(n.as_str()).copied())
-                    .filter(|id| !self.recursive.contains(id) && depth < MAX_INLINE_DEPTH);
+                    .filter(|id| !self.recursive.contains(id));
+                let target = match target {
+                    Some(id) if depth >= MAX_INLINE_DEPTH => {
+                        self.kept.borrow_mut().insert(id);
+                        None
+                    }
+                    other => other,
+                };
                 let mut out = Map::with_capacity(obj.len());
                 for (k, child) in obj {
                     if k == "$ref" && target.is_some() {
@@ -165,5 +185,54 @@ mod tests {
             json!({"type": "string", "examples": ["t"]})
         );
         assert!(v["$defs"].get("Tag").is_none());
+    }
+
+    /// Every `$ref` pointer in `v` (compact JSON text), of the form `#/$defs/NAME`.
+    fn ref_names(v: &serde_json::Value) -> Vec<String> {
+        let text = v.to_string();
+        text.split("\"$ref\":\"#/$defs/")
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_string())
+            .collect()
+    }
+
+    /// A chain of 40 definitions, each a property of the one before, nests deeper than
+    /// inlining goes: the `$ref` kept there has its definition in `$defs` (and so does every
+    /// `$ref` kept inside that one), so that none dangles.
+    #[test]
+    fn refs_kept_at_the_depth_limit_have_their_definitions() {
+        let mut schemas = serde_json::Map::new();
+        for i in 0..40 {
+            let next = if i < 39 {
+                json!({"type": "object", "properties": {"n": {"$ref": format!("#/components/schemas/S{}", i + 1)}}})
+            } else {
+                json!({"type": "string"})
+            };
+            schemas.insert(format!("S{i}"), next);
+        }
+        let doc = json!({"components": {"schemas": schemas}});
+        let mut c = Converter::new("t", &doc);
+        c.inline_refs = true;
+        let out = c
+            .convert(
+                &json!({"$ref": "#/components/schemas/S0"}),
+                Direction::Output,
+                "/x",
+            )
+            .unwrap();
+        let v = c
+            .finish(out.value, &out.refs, Direction::Output)
+            .unwrap()
+            .to_value();
+        let refs = ref_names(&v);
+        assert!(!refs.is_empty(), "the chain is deeper than inlining goes");
+        for name in &refs {
+            assert!(v["$defs"].get(name).is_some(), "{name} dangles: {v}");
+        }
+        // The `$defs` are in name order, as in every other schema.
+        let names: Vec<&String> = v["$defs"].as_object().unwrap().keys().collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
     }
 }
