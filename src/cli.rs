@@ -118,7 +118,7 @@ pub struct ConvertArgs {
     /// The OpenAPI document: a path, or `-` for standard input. JSON or YAML, detected from content.
     pub spec: String,
     /// Write to FILE (atomically: a temporary file in the same folder, then renamed) instead of
-    /// standard output.
+    /// standard output. FILE may not be the document or the hints file this run reads.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Output format: `json` (compact, one tool a line), `json-pretty` (indented), `yaml`.
@@ -295,6 +295,38 @@ fn read_streamed(spec: &str) -> Result<crate::load::Document> {
     }
 }
 
+/// An error if `output` is one of `inputs` (the same file, by whatever path): writing it would
+/// replace the document or the hints the run reads with tools.
+fn refuse_overwriting<'p>(output: &Path, inputs: impl Iterator<Item = &'p Path>) -> Result<()> {
+    let Ok(out) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if let Ok(meta) = std::fs::metadata(input)
+            && same_file(&out, &meta, output, input)
+        {
+            return Err(Error::Usage(format!(
+                "-o {} is the file the run reads ({}); writing it would replace that file \
+                 with tools",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata, _: &Path, _: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Convert a document, print its notes, and apply a hints file when given.
 fn convert_loaded(
     doc: &crate::load::Document,
@@ -312,6 +344,15 @@ fn convert_loaded(
 }
 
 fn convert(args: &ConvertArgs) -> Result<i32> {
+    if let Some(out) = &args.output
+        && !args.check
+    {
+        let inputs = [
+            (args.spec != "-").then(|| Path::new(&args.spec)),
+            args.hints.as_deref(),
+        ];
+        refuse_overwriting(out, inputs.into_iter().flatten())?;
+    }
     let (shape, format) = (args.shape, args.format);
     let mut options = args.select.options();
     // Gemini rejects a name that starts with a digit whatever the target.
@@ -384,6 +425,11 @@ fn check(path: &Path, text: &str, tools: &[crate::Tool], shape: Shape) -> Result
 }
 
 fn hints(args: &HintsArgs) -> Result<i32> {
+    if let Some(out) = args.output.as_ref().or(args.update.as_ref())
+        && args.spec != "-"
+    {
+        refuse_overwriting(out, std::iter::once(Path::new(&args.spec)))?;
+    }
     let conversion = convert_loaded(&read_document(&args.spec)?, &args.select.options(), None)?;
     let old = match &args.update {
         Some(path) => crate::review::HintsFile::load(path)?,

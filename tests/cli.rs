@@ -630,3 +630,56 @@ fn a_closed_pipe_is_quiet_in_every_format() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
     }
 }
+
+/// `-o` naming the document (or the hints file) the run reads is refused, whatever the path
+/// (here a symbolic link), and the file is left as it was; `--check` only reads it.
+#[test]
+fn output_over_the_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("p.yaml");
+    let original = std::fs::read(common::root().join("specs/petstore.yaml")).unwrap();
+    std::fs::write(&spec, &original).unwrap();
+    let link = dir.path().join("link.yaml");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&spec, &link).unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(&spec, &link).unwrap();
+    let targets: &[&std::path::Path] = if cfg!(unix) {
+        &[&spec, &link]
+    } else {
+        &[&spec]
+    };
+    for out in targets {
+        for sub in ["convert", "hints"] {
+            cmd()
+                .arg(sub)
+                .arg(&spec)
+                .arg("-o")
+                .arg(out)
+                .assert()
+                .code(2)
+                .stderr(predicate::str::contains("is the file the run reads"));
+            assert_eq!(std::fs::read(&spec).unwrap(), original, "{sub} -o {out:?}");
+        }
+    }
+    let hints = dir.path().join("hints.yaml");
+    std::fs::write(&hints, "tools: {}\n").unwrap();
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "--hints"])
+        .arg(&hints)
+        .arg("-o")
+        .arg(&hints)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is the file the run reads"));
+    assert_eq!(std::fs::read_to_string(&hints).unwrap(), "tools: {}\n");
+    // `--check` writes nothing: it reports the document as out of date.
+    cmd()
+        .arg("convert")
+        .arg(&spec)
+        .arg("-o")
+        .arg(&spec)
+        .arg("--check")
+        .assert()
+        .code(1);
+}
