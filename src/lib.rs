@@ -369,6 +369,14 @@ impl<'d> Plan<'d> {
             ));
         } else if self.count == 0 {
             notices.push(format!("{}: the document has no operations", doc.file));
+        } else if self.selected.is_empty() {
+            // Only a filter drops operations.
+            notices.push(format!(
+                "{}: the filters keep none of the document's {} operations (--include-tag and \
+                 --exclude-tag match tags, --include-op and --exclude-op operationIds, \
+                 --include-path path templates with their leading `/`)",
+                doc.file, self.count
+            ));
         }
         Summary {
             title: head.title.to_string(),

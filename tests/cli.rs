@@ -683,3 +683,24 @@ fn output_over_the_input_is_refused() {
         .assert()
         .code(1);
 }
+
+/// Filters that keep no operation give an empty list (not an error) and say so on standard
+/// error, streamed or not; filters that keep some say nothing.
+#[test]
+fn filters_keeping_nothing_are_noted() {
+    for format in ["json", "yaml"] {
+        cmd()
+            .args(["convert", "specs/petstore.yaml", "--include-tag", "nosuch"])
+            .args(["--format", format])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(
+                "the filters keep none of the document's 4 operations",
+            ));
+    }
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "--include-path", "/pets"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("filters").not());
+}
