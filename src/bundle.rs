@@ -66,10 +66,12 @@ pub(crate) fn bundle_noting_clash(
     }
     while let Some((key, path)) = b.queue.pop() {
         let shown = path.display().to_string();
-        let bytes = std::fs::read(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let bytes = crate::file::read(&path)
+            .map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?
+            .into_vec();
         let mut tree = crate::load::parse_tree(&shown, &bytes)?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         b.rewrite(&mut tree, &shown, &dir, Some(&key))?;

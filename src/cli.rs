@@ -8,7 +8,6 @@ use crate::review::HintsFile;
 use crate::target::Target;
 use crate::{Filter, NameStyle, Options};
 use clap::{Args, Parser, Subcommand};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1, 3.2; JSON or YAML) into MCP tool
@@ -257,19 +256,18 @@ pub fn run(cli: Cli) -> i32 {
 /// Read SPEC (`-` is standard input) as bytes, with the name used in messages.
 fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
     if spec == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|source| Error::Io {
-                path: PathBuf::from("<stdin>"),
-                source,
-            })?;
-        Ok(("<stdin>".into(), bytes))
-    } else {
-        let bytes = std::fs::read(spec).map_err(|source| Error::Io {
-            path: PathBuf::from(spec),
+        let bytes = crate::file::read_capped(std::io::stdin(), 0).map_err(|source| Error::Io {
+            path: PathBuf::from("<stdin>"),
             source,
         })?;
+        Ok(("<stdin>".into(), bytes))
+    } else {
+        let bytes = crate::file::read(Path::new(spec))
+            .map_err(|source| Error::Io {
+                path: PathBuf::from(spec),
+                source,
+            })?
+            .into_vec();
         Ok((spec.to_string(), bytes))
     }
 }

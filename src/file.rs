@@ -27,6 +27,11 @@ impl From<Vec<u8>> for Bytes {
 }
 
 impl Bytes {
+    /// The bytes, owned.
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        self.bytes
+    }
+
     /// The bytes.
     pub(crate) fn as_slice(&self) -> &[u8] {
         &self.bytes
@@ -43,12 +48,24 @@ impl Bytes {
     }
 }
 
-/// The bytes of the file at `path` (see the module doc).
+/// The largest document read, 512 MiB (the largest public OpenAPI documents are about 50 MB;
+/// a tree of this one would take about 4 GiB).
+pub(crate) const MAX_DOCUMENT: u64 = 512 << 20;
+
+/// The error for a document over [`MAX_DOCUMENT`].
+pub(crate) fn too_large() -> std::io::Error {
+    std::io::Error::other("larger than 512 MiB, the most a document may be")
+}
+
+/// The bytes of the file at `path` (see the module doc), at most [`MAX_DOCUMENT`] of them.
 pub(crate) fn read(path: &Path) -> std::io::Result<Bytes> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len > MAX_DOCUMENT {
+        return Err(too_large());
+    }
     #[cfg(unix)]
     {
-        let file = std::fs::File::open(path)?;
-        let len = file.metadata()?.len();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         if len >= MIN_SPLIT_READ
             && cores > 1
@@ -58,7 +75,24 @@ pub(crate) fn read(path: &Path) -> std::io::Result<Bytes> {
             return Ok(read);
         }
     }
-    std::fs::read(path).map(Bytes::from)
+    // From the file already open (reads in halves leave its position at the start): a named
+    // pipe gives its bytes to one opening only, and a device such as /dev/zero never ends.
+    read_capped(file, usize::try_from(len).unwrap_or(0)).map(Bytes::from)
+}
+
+/// All of `from`, or [`too_large`] past [`MAX_DOCUMENT`] bytes; `hint`: the size expected.
+pub(crate) fn read_capped(from: impl std::io::Read, hint: usize) -> std::io::Result<Vec<u8>> {
+    read_at_most(from, hint, MAX_DOCUMENT)
+}
+
+fn read_at_most(from: impl std::io::Read, hint: usize, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(hint);
+    from.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// The `size` bytes of `file` read as two halves at once, checked for UTF-8 on the way; `None`
@@ -144,6 +178,14 @@ fn read_checking(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_stops_past_the_most_a_document_may_be() {
+        let endless = std::io::repeat(b'x');
+        let e = read_at_most(endless, 0, 1000).unwrap_err();
+        assert!(e.to_string().contains("the most a document may be"), "{e}");
+        assert_eq!(read_at_most(&[7u8; 1000][..], 0, 1000).unwrap().len(), 1000);
+    }
 
     fn read_bytes(content: &[u8]) -> Bytes {
         let dir = tempfile::tempdir().unwrap();

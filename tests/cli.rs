@@ -704,3 +704,37 @@ fn filters_keeping_nothing_are_noted() {
         .success()
         .stderr(predicate::str::contains("filters").not());
 }
+
+/// A named pipe is read once, from the one opening (it was opened a second time and waited
+/// for a writer that never came); a device that never ends is refused past the most a
+/// document may be.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_named_pipe_is_read_and_an_endless_device_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("spec.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let spec = std::fs::read(common::root().join("specs/petstore.yaml")).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, spec))
+    };
+    cmd()
+        .arg("convert")
+        .arg(&fifo)
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("list_pets"));
+    writer.join().unwrap().unwrap();
+    cmd()
+        .args(["convert", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the most a document may be"));
+}
