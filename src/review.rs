@@ -29,11 +29,53 @@ use std::path::Path;
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HintsFile {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_entries")]
     pub tools: Option<IndexMap<String, Entry>>,
     /// Entries whose tool disappeared, kept by `--update` for a human to re-home or delete.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_entries")]
     pub removed: Option<IndexMap<String, Entry>>,
+}
+
+/// Entries by tool name, a name given twice being an error: otherwise the later entry would
+/// silently win and `--update` would drop the other (say, a reviewed entry moved back from
+/// `removed:` beside the unreviewed one added meanwhile).
+fn unique_entries<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<IndexMap<String, Entry>>, D::Error> {
+    struct Entries;
+    impl<'de> serde::de::Visitor<'de> for Entries {
+        type Value = Option<IndexMap<String, Entry>>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of tool names to entries")
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut m: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = IndexMap::new();
+            while let Some(name) = m.next_key::<String>()? {
+                if out.contains_key(&name) {
+                    return Err(serde::de::Error::custom(format!(
+                        "tool {name:?} has two entries; keep one"
+                    )));
+                }
+                let entry: Entry = m.next_value()?;
+                out.insert(name, entry);
+            }
+            Ok(Some(out))
+        }
+    }
+    d.deserialize_any(Entries)
 }
 
 /// One tool's reviewed hints.
@@ -379,6 +421,25 @@ mod tests {
         let file = HintsFile::parse("h.yaml", "tools:\n  gone_tool: {reviewed: true}\n").unwrap();
         let e = file.apply(&mut tools).unwrap_err().to_string();
         assert!(e.contains("gone_tool"), "{e}");
+    }
+
+    /// A tool given two entries (in `tools` or in `removed`) is an error naming it, in YAML
+    /// and JSON; the same name in both is not (a human re-homing an entry).
+    #[test]
+    fn a_tool_with_two_entries_is_an_error() {
+        for text in [
+            "tools:\n  a: {reviewed: true}\n  b: {}\n  a: {readOnlyHint: true}\n",
+            "removed:\n  a: {}\n  a: {}\n",
+            r#"{"tools": {"a": {"reviewed": true}, "a": {}}}"#,
+        ] {
+            let e = HintsFile::parse("h.yaml", text).unwrap_err().to_string();
+            assert!(e.contains(r#"tool "a" has two entries"#), "{text}: {e}");
+        }
+        let file = HintsFile::parse("h.yaml", "tools:\n  a: {}\nremoved:\n  a: {}\ntools2: 1\n");
+        assert!(file.is_err(), "unknown top-level keys are still refused");
+        let file = HintsFile::parse("h.yaml", "tools:\n  a: {}\nremoved:\n  a: {}\n").unwrap();
+        assert_eq!(file.tools.unwrap().len(), 1);
+        assert_eq!(HintsFile::parse("h.yaml", "tools:\n").unwrap().tools, None);
     }
 
     #[test]
