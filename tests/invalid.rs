@@ -52,6 +52,7 @@ fn every_invalid_spec_is_covered() {
         "missing-ref.yaml",
         "not-openapi.json",
         "paths-wrong-type.yaml",
+        "schema-ref-cycle.yaml",
         "truncated.json",
         "url-ref.yaml",
         "version-4.yaml",
@@ -104,6 +105,14 @@ fn ref_to_a_missing_component() {
     refused(
         "missing-ref.yaml",
         &["#/components/schemas/Pet", "does not exist"],
+    );
+}
+
+#[test]
+fn schemas_that_only_refer_to_each_other() {
+    refused(
+        "schema-ref-cycle.yaml",
+        &["#/components/schemas/Pet", "`$ref` chain is circular"],
     );
 }
 

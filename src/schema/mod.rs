@@ -301,6 +301,12 @@ impl<'a> Converter<'a> {
         let root = self.root;
         let target = refs::lookup_pointer(root, &pointer)
             .ok_or_else(|| Error::at(self.file, &pointer, "`$ref` target does not exist"))?;
+        if refs::ref_of(target).is_some() {
+            // A definition that is only a reference must lead to one that is not: `A: {$ref: B}`
+            // with `B: {$ref: A}` says nothing, and written as `$defs` it would send a validator
+            // round the loop for ever.
+            refs::follow_from(self.file, root, target, &|| pointer.clone())?;
+        }
         // Converting a definition registers the definitions it names but converts none of
         // them, so the flag tells about this definition's own properties alone.
         let outer = std::mem::replace(&mut self.sided, false);
