@@ -80,6 +80,12 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        if !dir.is_dir() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("no folder {}", dir.display()),
+            )));
+        }
         let mut builder = tempfile::Builder::new();
         builder.prefix(".openapi-mcp-");
         // Like `fs::write`: a new file gets 0666 minus the umask (a temporary file would be

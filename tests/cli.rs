@@ -738,3 +738,21 @@ fn a_named_pipe_is_read_and_an_endless_device_refused() {
         .code(2)
         .stderr(predicate::str::contains("the most a document may be"));
 }
+
+/// `-o` into a folder that does not exist names the folder, not the temporary file that could
+/// not be made there.
+#[test]
+fn output_into_a_missing_folder_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("missing").join("tools.json");
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "-o"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "no folder {}",
+            dir.path().join("missing").display()
+        )))
+        .stderr(predicate::str::contains(".openapi-mcp-").not());
+}
