@@ -325,6 +325,11 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -
     matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
+/// `n` and the noun for it: "1 entry", "2 entries".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Convert a document, print its notes, and apply a hints file when given.
 fn convert_loaded(
     doc: &crate::load::Document,
@@ -441,15 +446,25 @@ fn hints(args: &HintsArgs) -> Result<i32> {
         }
         if !report.orphaned.is_empty() {
             eprintln!(
-                "openapi-mcp: {} entries no longer match a tool and were moved under `removed:`: {}",
-                report.orphaned.len(),
+                "openapi-mcp: {} no longer {} a tool and {} moved under `removed:`: {}",
+                count(report.orphaned.len(), "entry", "entries"),
+                if report.orphaned.len() == 1 {
+                    "matches"
+                } else {
+                    "match"
+                },
+                if report.orphaned.len() == 1 {
+                    "was"
+                } else {
+                    "were"
+                },
                 report.orphaned.join(", ")
             );
         }
         eprintln!(
-            "openapi-mcp: {} entries kept, {} tools added (unreviewed), {} moved to `removed:`",
-            report.kept,
-            report.added.len(),
+            "openapi-mcp: {} kept, {} added (unreviewed), {} moved to `removed:`",
+            count(report.kept, "entry", "entries"),
+            count(report.added.len(), "tool", "tools"),
             report.orphaned.len()
         );
     }
