@@ -245,6 +245,11 @@ fn is_prefix(word: &str) -> bool {
             && word[1..].chars().all(|c| c.is_ascii_digit()))
 }
 
+/// Whether `name` has the method word `word` in capitals (`GET_Delete`, `v1_POSTCreate`).
+fn method_in_capitals(name: &str, word: &str) -> bool {
+    name.contains(&word.to_ascii_uppercase())
+}
+
 /// The verb a tool name leads with, and its effect.
 pub fn name_verb(name: &str) -> Option<(String, Effect)> {
     name_verb_with_confidence(name).map(|(v, e, _)| (v, e))
@@ -254,11 +259,13 @@ pub fn name_verb(name: &str) -> Option<(String, Effect)> {
 pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confidence)> {
     let all = words(name);
     let mut start = all.iter().take_while(|w| is_prefix(w)).count();
-    // `GET_DeleteSnapshot`: a leading HTTP method word names the transport, not the action.
+    // `GET_DeleteSnapshot`: a leading HTTP method word in capitals names the transport, not the
+    // action (`get_link_sessions` is no transport: there `get` is the verb).
     if all
         .get(start)
         .is_some_and(|w| crate::model::Method::parse(w).is_some())
         && all.get(start + 1).is_some_and(|w| effect_of(w).is_some())
+        && method_in_capitals(name, &all[start])
     {
         start += 1;
     }
@@ -328,6 +335,10 @@ mod tests {
         let (_, _, c) = name_verb_with_confidence("v2_delete_user").unwrap();
         assert_eq!(c, Confidence::Sure);
         assert_eq!(effect("GET_DeleteSnapshot"), Some(Effect::Destroys));
+        assert_eq!(effect("GETDeleteSnapshot"), Some(Effect::Destroys));
+        // Here `get` is the verb, not a transport.
+        assert_eq!(effect("get_link_account_sessions"), Some(Effect::Reads));
+        assert_eq!(effect("getLinkAccountSessions"), Some(Effect::Reads));
         assert_eq!(effect("post_comment"), Some(Effect::Creates));
         assert_eq!(effect("untag_resource"), Some(Effect::Destroys));
     }
