@@ -429,6 +429,17 @@ pub struct ReadmeDoctests;
 /// What several modules' tests share.
 #[cfg(test)]
 pub(crate) mod test_support {
+    /// Numbers below `n` from a xorshift generator started at `state` (not zero): the same
+    /// sequence on every run, so that a randomized test's failure repeats.
+    pub(crate) fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        }
+    }
+
     /// Every reference [`crate::schema::each_reference`] finds in `tree`, each once.
     pub(crate) fn walked(tree: &serde_json::Value) -> rustc_hash::FxHashSet<String> {
         let mut all = rustc_hash::FxHashSet::default();

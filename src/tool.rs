@@ -543,13 +543,7 @@ mod tests {
     #[test]
     fn arg_name_shortcut_is_the_long_way() {
         let alphabet: Vec<char> = "abcdefghZ09_.-$[] é/".chars().collect();
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_support::xorshift(0x2545_f491_4f6c_dd1d);
         let mut shortcut = 0;
         for _ in 0..50_000 {
             let len = next(70);

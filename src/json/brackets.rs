@@ -283,13 +283,7 @@ mod tests {
     /// nesting as [`bytewise`]. A fixed seed, so that a failure is repeated.
     #[test]
     fn random_texts_agree_with_bytewise() {
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_support::xorshift(0x9E37_79B9_7F4A_7C15);
         let inside = [
             "a", "é", "日", "{", "}", "[", "]", " ", "\\\"", "\\\\", "\\u00e9",
         ];

@@ -442,13 +442,7 @@ mod tests {
             {"k\u00e9y": {"const": "}]"}}}}}, "tags": [{"name": "n"}]}"#;
         assert!(split_parse(seed).is_some());
         let significant = b"{}[]\",:\\ 0-.etfnu\n";
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_support::xorshift(0x9e37_79b9_7f4a_7c15);
         let (mut split, mut refused) = (0, 0);
         for _ in 0..20_000 {
             let mut bytes = seed.as_bytes().to_vec();

@@ -224,13 +224,7 @@ mod tests {
         let atoms = [
             "A", "z9", "~", "0", "1", ".", "_", "-", " ", "é", "日本", "%20", "~0", "~1", "~01",
         ];
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_support::xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..50_000 {
             let mut pointer = "/".repeat(next(3));
             for i in 0..next(6) {

@@ -167,24 +167,22 @@ mod tests {
             "#/$defs/Node"
         );
 
-        let mut c = Converter::new("t", &doc);
-        c.inline_refs = true;
-        let out = c
-            .convert(
-                &json!({"$ref": "#/components/schemas/Node"}),
-                Direction::Output,
-                "/x",
-            )
-            .unwrap();
-        let v = c
-            .finish(out.value, &out.refs, Direction::Output)
-            .unwrap()
-            .to_value();
+        let v = conv_inlined(&doc, json!({"$ref": "#/components/schemas/Node"}));
         assert_eq!(
             v["$defs"]["Node"]["properties"]["tag"],
             json!({"type": "string", "examples": ["t"]})
         );
         assert!(v["$defs"].get("Tag").is_none());
+    }
+
+    /// [`conv`] with `inline_refs` set, for output.
+    fn conv_inlined(doc: &serde_json::Value, schema: serde_json::Value) -> serde_json::Value {
+        let mut c = Converter::new("t", doc);
+        c.inline_refs = true;
+        let out = c.convert(&schema, Direction::Output, "/x").unwrap();
+        c.finish(out.value, &out.refs, Direction::Output)
+            .unwrap()
+            .to_value()
     }
 
     /// Every `$ref` pointer in `v` (compact JSON text), of the form `#/$defs/NAME`.
@@ -211,19 +209,7 @@ mod tests {
             schemas.insert(format!("S{i}"), next);
         }
         let doc = json!({"components": {"schemas": schemas}});
-        let mut c = Converter::new("t", &doc);
-        c.inline_refs = true;
-        let out = c
-            .convert(
-                &json!({"$ref": "#/components/schemas/S0"}),
-                Direction::Output,
-                "/x",
-            )
-            .unwrap();
-        let v = c
-            .finish(out.value, &out.refs, Direction::Output)
-            .unwrap()
-            .to_value();
+        let v = conv_inlined(&doc, json!({"$ref": "#/components/schemas/S0"}));
         let refs = ref_names(&v);
         assert!(!refs.is_empty(), "the chain is deeper than inlining goes");
         for name in &refs {
