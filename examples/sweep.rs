@@ -459,6 +459,7 @@ fn refusal_reason(e: &openapi_mcp::Error) -> String {
         openapi_mcp::Error::Input { message, .. } => normalize(message),
         openapi_mcp::Error::Io { .. } => "I/O error".into(),
         openapi_mcp::Error::Usage(m) => format!("usage: {}", normalize(m)),
+        other => normalize(&other.to_string()),
     }
 }
 

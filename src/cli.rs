@@ -1,13 +1,14 @@
 //! Command line: argument definitions (clap) and the commands they run. `main` only calls [`run`].
 
-use crate::emit::{self, Format, Shape};
-use crate::error::{Error, Result};
-use crate::model::Method;
-use crate::output::{self, print};
-use crate::review::HintsFile;
-use crate::target::Target;
-use crate::{Filter, NameStyle, Options};
 use clap::{Args, Parser, Subcommand};
+use openapi_mcp::error::{Error, Result};
+use openapi_mcp::model::Method;
+use openapi_mcp::output::emit::{self, Format, Shape};
+use openapi_mcp::output::{self, print};
+use openapi_mcp::read::{self, Document};
+use openapi_mcp::review::{self, HintsFile, lint};
+use openapi_mcp::tool::target::Target;
+use openapi_mcp::{Filter, NameStyle, Options};
 use std::path::{Path, PathBuf};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1, 3.2; JSON or YAML) into MCP tool
@@ -34,7 +35,8 @@ pub enum Command {
     /// Print a Markdown table of every tool's hints, where each came from, findings and review state.
     Review(ReviewArgs),
     /// Run the tools as an MCP server over stdio that sends each call to the real API.
-    Serve(crate::serve::ServeArgs),
+    #[cfg(feature = "serve")]
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -75,17 +77,17 @@ pub struct LintArgs {
 pub struct BudgetArgs {
     /// Warn about a tool larger than BYTES as a client receives it (compact JSON); the default
     /// is about 8,000 tokens. `0`: no limit.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::lint::DEFAULT_MAX_TOOL_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = lint::DEFAULT_MAX_TOOL_BYTES)]
     pub max_tool_bytes: usize,
     /// Warn when all tools together are larger than BYTES; the default is about 100,000 tokens,
     /// half of a 200k-token context. `0`: no limit.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::lint::DEFAULT_MAX_LIST_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = lint::DEFAULT_MAX_LIST_BYTES)]
     pub max_list_bytes: usize,
 }
 
 impl BudgetArgs {
-    fn lint_options(&self, expect_review: bool) -> crate::lint::LintOptions {
-        crate::lint::LintOptions {
+    fn lint_options(&self, expect_review: bool) -> lint::LintOptions {
+        lint::LintOptions {
             expect_review,
             max_tool_bytes: (self.max_tool_bytes > 0).then_some(self.max_tool_bytes),
             max_list_bytes: (self.max_list_bytes > 0).then_some(self.max_list_bytes),
@@ -141,10 +143,52 @@ pub struct ConvertArgs {
     /// Default: one per core, at most 4; a list under 128 tools, or a document where two
     /// references want the same `$defs` name, is built on one. The output is the same bytes
     /// with any number. At most 64.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::stream::MAX_THREADS as i64))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=output::stream::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     #[command(flatten)]
     pub select: SelectArgs,
+}
+
+/// `openapi-mcp serve` arguments.
+#[cfg(feature = "serve")]
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The OpenAPI document (a file: standard input carries the protocol).
+    pub spec: String,
+    /// Apply this reviewed hints file.
+    #[arg(long, value_name = "FILE")]
+    pub hints: Option<PathBuf>,
+    /// Send every request to this base URL instead of the document's servers (it replaces the
+    /// server URL entirely, so include any path prefix such as `/v1`).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Add this header to every request: `--header 'Name: value'` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// Seconds one request may take (connecting, sending, reading the response).
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+    /// Log one line per request to standard error: method, URL (credentials hidden), status,
+    /// duration.
+    #[arg(long)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+#[cfg(feature = "serve")]
+impl ServeArgs {
+    fn options(&self) -> openapi_mcp::serve::ServeOptions {
+        openapi_mcp::serve::ServeOptions {
+            spec: PathBuf::from(&self.spec),
+            hints: self.hints.clone(),
+            base_url: self.base_url.clone(),
+            headers: self.headers.clone(),
+            timeout: self.timeout,
+            verbose: self.verbose,
+            conversion: self.select.options(),
+        }
+    }
 }
 
 /// Options shared by every command that builds tools.
@@ -193,7 +237,7 @@ pub struct SelectArgs {
     /// definitions nearest first; definitions past it become described stubs that accept any
     /// value of their type, and an inline part over it sheds its examples, then nested levels.
     /// `0`: no limit (every schema complete).
-    #[arg(long, value_name = "BYTES", default_value_t = crate::DEFAULT_SCHEMA_BUDGET)]
+    #[arg(long, value_name = "BYTES", default_value_t = openapi_mcp::DEFAULT_SCHEMA_BUDGET)]
     pub schema_budget: usize,
     /// Expand `$ref`s at most N levels deep; deeper definitions become described stubs.
     #[arg(long, value_name = "N")]
@@ -233,16 +277,16 @@ impl SelectArgs {
     }
 }
 
-/// Run the command line as the binary does; returns the process exit code. `convert` does not
-/// free the parsed document and tools at the end (the process exits next), so a program that
-/// runs many conversions should call the library functions instead.
+/// Run the command line; returns the process exit code. `convert` does not free the parsed
+/// document and tools at the end (the process exits next).
 pub fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Convert(args) => convert(&args),
         Command::Hints(args) => hints(&args),
         Command::Lint(args) => lint(&args),
         Command::Review(args) => review(&args),
-        Command::Serve(args) => crate::serve::run(&args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => openapi_mcp::serve::run(&args.options()),
     };
     match result {
         Ok(code) => code,
@@ -256,40 +300,27 @@ pub fn run(cli: Cli) -> i32 {
 /// Read SPEC (`-` is standard input) as bytes, with the name used in messages.
 fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
     if spec == "-" {
-        let bytes = crate::file::read_capped(std::io::stdin(), 0).map_err(|source| Error::Io {
+        let bytes = read::file::read_capped(std::io::stdin(), 0).map_err(|source| Error::Io {
             path: PathBuf::from("<stdin>"),
             source,
         })?;
         Ok(("<stdin>".into(), bytes))
     } else {
-        let bytes = crate::file::read(Path::new(spec))
-            .map_err(|source| Error::Io {
-                path: PathBuf::from(spec),
-                source,
-            })?
-            .into_vec();
+        let bytes = read::file::read(Path::new(spec)).map_err(|source| Error::Io {
+            path: PathBuf::from(spec),
+            source,
+        })?;
         Ok((spec.to_string(), bytes))
     }
 }
 
 /// Read SPEC (`-` is standard input) into a document.
-fn read_document(spec: &str) -> Result<crate::load::Document> {
+fn read_document(spec: &str) -> Result<Document> {
     if spec == "-" {
         let (name, bytes) = read_spec(spec)?;
-        crate::load::parse(&name, &bytes)
+        read::parse(&name, &bytes)
     } else {
-        crate::load::load_file(Path::new(spec))
-    }
-}
-
-/// Read SPEC for the streaming conversion: a large JSON document need not be held whole (see
-/// [`crate::load::load_file_lazy`]).
-fn read_streamed(spec: &str) -> Result<crate::load::Document> {
-    if spec == "-" {
-        let (name, bytes) = read_spec(spec)?;
-        crate::load::parse_lazy(&name, bytes)
-    } else {
-        crate::load::load_file_lazy(Path::new(spec))
+        read::load_file(Path::new(spec))
     }
 }
 
@@ -332,11 +363,11 @@ fn count(n: usize, one: &str, many: &str) -> String {
 
 /// Convert a document, print its notes, and apply a hints file when given.
 fn convert_loaded(
-    doc: &crate::load::Document,
+    doc: &Document,
     options: &Options,
     hints: Option<&HintsFile>,
-) -> Result<crate::Conversion> {
-    let mut conversion = crate::convert_document(doc, options)?;
+) -> Result<openapi_mcp::Conversion> {
+    let mut conversion = openapi_mcp::convert_document(doc, options)?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
     }
@@ -362,11 +393,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
     options.letter_first |= shape == Shape::Gemini;
     let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
     let whole = args.check || format != Format::Json;
-    let doc = if whole {
-        read_document(&args.spec)?
-    } else {
-        read_streamed(&args.spec)?
-    };
+    let doc = read_document(&args.spec)?;
     let status = if whole {
         // The whole list is needed: to compare it, or to indent it.
         let conversion = convert_loaded(&doc, &options, hints.as_ref())?;
@@ -387,7 +414,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         std::mem::forget(conversion);
         status
     } else {
-        let (summary, remains) = crate::stream::convert_keeping(
+        let (summary, remains) = output::stream::convert_keeping(
             &doc,
             &options,
             hints.as_ref(),
@@ -409,17 +436,17 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
 }
 
 /// `--check`: compare without writing.
-fn check(path: &Path, text: &str, tools: &[crate::Tool], shape: Shape) -> Result<i32> {
+fn check(path: &Path, text: &str, tools: &[openapi_mcp::Tool], shape: Shape) -> Result<i32> {
     let shown = path.display().to_string();
     let old = std::fs::read(path);
     if old.as_deref().ok() == Some(text.as_bytes()) {
         return Ok(0);
     }
     let parsed = match old {
-        Ok(bytes) => crate::load::parse_tree(&shown, &bytes).map_err(|e| e.to_string()),
+        Ok(bytes) => read::parse_tree(&shown, &bytes).map_err(|e| e.to_string()),
         Err(e) => Err(format!("cannot read: {e}")),
     };
-    let drift = crate::check::drift(parsed, &emit::list_value(tools, shape));
+    let drift = output::check::drift(parsed, &emit::list_value(tools, shape));
     eprint!(
         "openapi-mcp: {shown} is out of date:\n{}",
         drift.render(&shown)
@@ -435,11 +462,11 @@ fn hints(args: &HintsArgs) -> Result<i32> {
     }
     let conversion = convert_loaded(&read_document(&args.spec)?, &args.select.options(), None)?;
     let old = match &args.update {
-        Some(path) => crate::review::HintsFile::load(path)?,
-        None => crate::review::HintsFile::default(),
+        Some(path) => review::HintsFile::load(path)?,
+        None => review::HintsFile::default(),
     };
-    let (file, report) = crate::review::update(&old, &conversion.tools);
-    let text = crate::review::render(&file, &conversion.tools);
+    let (file, report) = review::update(&old, &conversion.tools);
+    let text = review::render(&file, &conversion.tools);
     if args.update.is_some() {
         for (name, before, now) in &report.moved {
             eprintln!("openapi-mcp: {name}: operation changed from {before} to {now}");
@@ -480,23 +507,23 @@ fn tools_for_review(
     spec: &str,
     select: &SelectArgs,
     hints: Option<&Path>,
-) -> Result<(String, Vec<crate::Tool>)> {
+) -> Result<(String, Vec<openapi_mcp::Tool>)> {
     let (name, bytes) = read_spec(spec)?;
-    let tree = crate::load::parse_tree(&name, &bytes)?;
-    let (title, mut tools) = if crate::readback::is_tools_list(&tree) {
-        (String::new(), crate::readback::tools(&name, &tree)?)
+    let tree = read::parse_tree(&name, &bytes)?;
+    let (title, mut tools) = if review::readback::is_tools_list(&tree) {
+        (String::new(), review::readback::tools(&name, &tree)?)
     } else {
         let tree = if spec == "-" {
             tree
         } else {
-            crate::bundle::bundle(Path::new(spec), tree)?
+            read::bundle::bundle(Path::new(spec), tree)?
         };
-        let doc = crate::load::from_tree(&name, tree)?;
-        let conversion = crate::convert_document(&doc, &select.options())?;
+        let doc = read::from_tree(&name, tree)?;
+        let conversion = openapi_mcp::convert_document(&doc, &select.options())?;
         (conversion.title, conversion.tools)
     };
     if let Some(path) = hints {
-        crate::review::HintsFile::load(path)?.apply(&mut tools)?;
+        review::HintsFile::load(path)?.apply(&mut tools)?;
     }
     Ok((title, tools))
 }
@@ -504,38 +531,19 @@ fn tools_for_review(
 fn lint(args: &LintArgs) -> Result<i32> {
     let (_, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
     let options = args.budgets.lint_options(args.hints.is_some());
-    let findings = crate::lint::lint(&tools, options);
+    let findings = lint::lint(&tools, options);
     print(&match args.format {
-        LintFormat::Text => crate::lint::render_text(&findings),
-        LintFormat::Json => crate::lint::render_json(&findings),
+        LintFormat::Text => lint::render_text(&findings),
+        LintFormat::Json => lint::render_json(&findings),
     })?;
-    let errors = findings
-        .iter()
-        .any(|f| f.severity == crate::lint::Severity::Error);
+    let errors = findings.iter().any(|f| f.severity == lint::Severity::Error);
     Ok(i32::from(errors))
 }
 
 fn review(args: &ReviewArgs) -> Result<i32> {
     let (title, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
     let options = args.budgets.lint_options(args.hints.is_some());
-    let findings = crate::lint::lint(&tools, options);
-    print(&crate::report::render(&title, &tools, &findings))?;
+    let findings = lint::lint(&tools, options);
+    print(&review::report::render(&title, &tools, &findings))?;
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    /// `convert` streams a large JSON document without holding it whole.
-    #[test]
-    fn streaming_reads_a_large_document_lazily() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.json");
-        let pad = "a".repeat(crate::lazy::MIN_LAZY);
-        let doc = serde_json::json!({"x-pad": pad, "openapi": "3.0.3",
-            "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {"responses": {}}}}});
-        std::fs::write(&path, doc.to_string()).unwrap();
-        let spec = path.to_str().unwrap();
-        assert!(super::read_streamed(spec).unwrap().is_lazy());
-        assert!(!super::read_document(spec).unwrap().is_lazy());
-    }
 }

@@ -45,6 +45,12 @@ pub enum Error {
     /// Command-line or option misuse detected by the library (bad glob, bad option value).
     #[error("{0}")]
     Usage(String),
+    /// Output could not be rendered or written (`what`: JSON, YAML, standard output, ...).
+    #[error("cannot write {what}: {message}")]
+    Write { what: &'static str, message: String },
+    /// A failure that no input should cause: a bug, reported rather than a panic.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
@@ -58,56 +64,3 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// Escape one JSON-pointer reference token (RFC 6901).
-pub fn escape_token(token: &str) -> String {
-    let mut out = String::with_capacity(token.len() + 4);
-    // Writing into a `String` cannot fail.
-    let _ = write_escaped_token(&mut out, token);
-    out
-}
-
-/// Write `token` escaped as [`escape_token`] does, without building it first (an operation's
-/// pointer is written for every operation: Microsoft Graph, twice for each of 11,422).
-pub fn write_escaped_token(out: &mut impl std::fmt::Write, token: &str) -> std::fmt::Result {
-    let mut rest = token;
-    while let Some(i) = rest.find(['~', '/']) {
-        out.write_str(&rest[..i])?;
-        out.write_str(if rest.as_bytes()[i] == b'~' {
-            "~0"
-        } else {
-            "~1"
-        })?;
-        rest = &rest[i + 1..];
-    }
-    out.write_str(rest)
-}
-
-/// Undo [`escape_token`].
-pub fn unescape_token(token: &str) -> String {
-    if token.contains('~') {
-        token.replace("~1", "/").replace("~0", "~")
-    } else {
-        token.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tokens_escape_and_unescape() {
-        for (token, escaped) in [
-            ("", ""),
-            ("plain", "plain"),
-            ("/users/{id}", "~1users~1{id}"),
-            ("a~/b/~", "a~0~1b~1~0"),
-            ("~1", "~01"),
-            ("ü/ö~", "ü~1ö~0"),
-        ] {
-            assert_eq!(escape_token(token), escaped);
-            assert_eq!(unescape_token(escaped), token);
-        }
-    }
-}

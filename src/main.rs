@@ -1,5 +1,7 @@
 //! The `openapi-mcp` binary: parses the command line and hands over to the library.
 
+mod cli;
+
 use clap::Parser;
 
 /// mimalloc instead of the system allocator: a conversion allocates and frees millions of small
@@ -12,6 +14,5 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    let cli = openapi_mcp::cli::Cli::parse();
-    std::process::exit(openapi_mcp::cli::run(cli));
+    std::process::exit(cli::run(cli::Cli::parse()));
 }

@@ -3,16 +3,13 @@
 
 mod common;
 
-use assert_cmd::Command;
 use std::path::Path;
 
 /// Run `convert FILE -o OUT` in a fresh folder and check the refusal.
 fn refused_path(path: &Path, needles: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("tools.json");
-    let assert = Command::cargo_bin("openapi-mcp")
-        .unwrap()
-        .current_dir(common::root())
+    let assert = common::cmd()
         .arg("convert")
         .arg(path)
         .arg("-o")
@@ -174,9 +171,7 @@ fn hundred_thousand_nested_schemas() {
 /// Cyclic schemas are not bad input: they convert through `$defs`.
 #[test]
 fn cyclic_schemas_convert() {
-    Command::cargo_bin("openapi-mcp")
-        .unwrap()
-        .current_dir(common::root())
+    common::cmd()
         .args(["convert", "specs/recursive.yaml"])
         .assert()
         .success();

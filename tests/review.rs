@@ -3,17 +3,12 @@
 mod common;
 
 use assert_cmd::Command;
+use common::cmd;
 use predicates::prelude::*;
 use serde_json::Value;
 
 const TRAPS: &str = "specs/review-traps.yaml";
 const TRAPS_HINTS: &str = "specs/hints/review-traps.hints.yaml";
-
-fn cmd() -> Command {
-    let mut c = Command::cargo_bin("openapi-mcp").unwrap();
-    c.current_dir(common::root());
-    c
-}
 
 fn stdout(c: &mut Command, code: i32) -> String {
     String::from_utf8(c.assert().code(code).get_output().stdout.clone()).unwrap()

@@ -110,9 +110,7 @@ fn no_output_schema_drops_it_everywhere() {
 
 #[test]
 fn cli_flags_reach_the_options() {
-    let out = assert_cmd::Command::cargo_bin("openapi-mcp")
-        .unwrap()
-        .current_dir(common::root())
+    let out = common::cmd()
         .args([
             "convert",
             "specs/petstore.yaml",
@@ -154,7 +152,7 @@ fn measured_sizes_are_the_written_bytes() {
 
 #[test]
 fn lint_warns_about_tools_and_lists_over_budget() {
-    use openapi_mcp::lint::{self, LintOptions, rules};
+    use openapi_mcp::review::lint::{self, LintOptions, rules};
     let c = openapi_mcp::convert_file(
         common::root().join("specs/petstore.yaml"),
         &Options::default(),

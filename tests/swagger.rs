@@ -6,7 +6,7 @@ mod common;
 #[path = "common/mcp_check.rs"]
 mod mcp_check;
 
-use openapi_mcp::hints::HintSource;
+use openapi_mcp::tool::suggest::HintSource;
 use openapi_mcp::tool::{ArgIn, Tool};
 use openapi_mcp::{Options, emit};
 use serde_json::{Value, json};
@@ -199,7 +199,7 @@ fn refs_are_rewritten_and_none_dangles() {
     for spec in ["swagger2-petstore.yaml", "swagger2-features.json"] {
         let path = common::root().join("specs").join(spec);
         let bytes = std::fs::read(&path).unwrap();
-        let doc = openapi_mcp::load::parse(spec, &bytes).unwrap();
+        let doc = openapi_mcp::read::parse(spec, &bytes).unwrap();
         let mut refs = Vec::new();
         mcp_check::collect_refs(doc.root(), &mut refs);
         assert!(!refs.is_empty());
@@ -209,7 +209,7 @@ fn refs_are_rewritten_and_none_dangles() {
                 "{spec}: {r} was not rewritten"
             );
             assert!(
-                openapi_mcp::refs::lookup(doc.root(), r).is_some(),
+                openapi_mcp::read::pointer::lookup(doc.root(), r).is_some(),
                 "{spec}: {r} dangles"
             );
         }
@@ -225,7 +225,7 @@ fn refs_are_rewritten_and_none_dangles() {
     }
     // The upgraded document has the 3.0 layout.
     let bytes = std::fs::read(common::root().join("specs/swagger2-features.json")).unwrap();
-    let doc = openapi_mcp::load::parse("f", &bytes).unwrap();
+    let doc = openapi_mcp::read::parse("f", &bytes).unwrap();
     let root = doc.root();
     let put = &root["paths"]["/animals"]["put"];
     assert_eq!(

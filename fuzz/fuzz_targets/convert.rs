@@ -1,19 +1,78 @@
-//! Fuzz the loader and converter: any bytes must give tools or an error, never a panic, and
-//! successful output must be deterministic and render.
+//! Fuzz reading and converting: any bytes must give tools or an error, never a panic, and
+//! successful output must be deterministic and render. The bytes are tried three ways: as one
+//! document (JSON or YAML, whichever they are), as several files joined by relative `$ref`s
+//! (the bytes cut at each line `#--`; the first piece is `root.yaml`, the others `a.yaml`,
+//! `b.json`, `c.yaml`), and, for JSON, parsed in parts as a large document is, which must give
+//! the tree of a plain parse.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use openapi_mcp::{Options, emit};
 
+const FILES: [&str; 4] = ["root.yaml", "a.yaml", "b.json", "c.yaml"];
+
 fuzz_target!(|data: &[u8]| {
     for inline_refs in [false, true] {
-        let options = Options { inline_refs, ..Options::default() };
-        if let Ok(c) = openapi_mcp::convert_bytes("fuzz", data, &options) {
-            let a = emit::render(&c.tools, emit::Format::Json).expect("renders");
-            let again = openapi_mcp::convert_bytes("fuzz", data, &options).expect("converts twice");
-            let b = emit::render(&again.tools, emit::Format::Json).expect("renders");
-            assert_eq!(a, b, "deterministic");
-            let _ = openapi_mcp::lint::lint(&c.tools, Default::default());
+        let options = Options {
+            inline_refs,
+            ..Options::default()
+        };
+        check(openapi_mcp::convert_bytes("fuzz", data, &options), || {
+            openapi_mcp::convert_bytes("fuzz", data, &options)
+        });
+    }
+    if let Ok(plain) = serde_json::from_slice::<serde_json::Value>(data) {
+        let parts = openapi_mcp::read::parse_json_in_parts(data);
+        assert!(parts.is_none_or(|parts| parts == plain), "parts differ");
+    }
+    let pieces: Vec<&[u8]> = data.split_str_lines();
+    if pieces.len() > 1 {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        for (name, piece) in FILES.iter().zip(&pieces) {
+            std::fs::write(dir.path().join(name), piece).expect("writes");
         }
+        let root = dir.path().join(FILES[0]);
+        let options = Options::default();
+        check(openapi_mcp::convert_file(&root, &options), || {
+            openapi_mcp::convert_file(&root, &options)
+        });
     }
 });
+
+/// A conversion that succeeded renders, converts again to the same bytes, and lints.
+fn check(
+    first: openapi_mcp::Result<openapi_mcp::Conversion>,
+    again: impl Fn() -> openapi_mcp::Result<openapi_mcp::Conversion>,
+) {
+    let Ok(c) = first else {
+        return;
+    };
+    let a = emit::render(&c.tools, emit::Format::Json).expect("renders");
+    let b = emit::render(&again().expect("converts twice").tools, emit::Format::Json)
+        .expect("renders");
+    assert_eq!(a, b, "deterministic");
+    let _ = openapi_mcp::review::lint::lint(&c.tools, Default::default());
+}
+
+/// The bytes cut at each line `#--` (at most four pieces).
+trait SplitLines {
+    fn split_str_lines(&self) -> Vec<&[u8]>;
+}
+
+impl SplitLines for [u8] {
+    fn split_str_lines(&self) -> Vec<&[u8]> {
+        let mut pieces = Vec::new();
+        let mut rest = self;
+        while pieces.len() < FILES.len() - 1 {
+            match rest.windows(5).position(|w| w == b"\n#--\n") {
+                Some(i) => {
+                    pieces.push(&rest[..i]);
+                    rest = &rest[i + 5..];
+                }
+                None => break,
+            }
+        }
+        pieces.push(rest);
+        pieces
+    }
+}

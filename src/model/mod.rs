@@ -5,14 +5,14 @@
 //! parameters, request bodies and success responses.
 
 use crate::error::Result;
-use crate::load::{Document, SpecVersion};
+use crate::read::{Document, SpecVersion};
 use serde_json::{Map, Value};
 
 mod parts;
 mod reader;
 
 pub use parts::json_rank;
-use reader::{At, Reader};
+use reader::Reader;
 
 /// HTTP methods in the order OpenAPI path items list them; tools follow this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -218,7 +218,7 @@ pub struct Api<'a> {
     pub webhooks: usize,
 }
 
-/// Read the operations of `doc` (its whole tree: see [`Document::tree`]).
+/// Read the operations of `doc`.
 pub fn read(doc: &Document) -> Result<Api<'_>> {
     Ok(read_with(doc, |_| ())?.0)
 }
@@ -229,87 +229,53 @@ pub(crate) fn read_with<'d, X: Send>(
     doc: &'d Document,
     each: impl Fn(&Operation<'d>) -> X + Sync,
 ) -> Result<(Api<'d>, Vec<X>)> {
-    Reader { doc: doc.tree()? }.api(&each)
+    Reader { doc }.api(&each)
 }
 
 /// What [`read`] takes from the document besides its paths.
 #[derive(Debug, Clone)]
-pub(crate) struct Head<'a> {
-    pub title: &'a str,
-    pub version: &'a str,
+struct Head<'a> {
+    title: &'a str,
+    version: &'a str,
     /// The document's server URLs, variables substituted.
-    pub servers: Vec<String>,
-    pub webhooks: usize,
-}
-
-/// Read what `doc` says besides its paths, as [`read`] does before the paths.
-pub(crate) fn read_head(doc: &Document) -> Result<Head<'_>> {
-    Reader { doc }.head()
-}
-
-/// The operations of one path item (`item`, the value of `path` in `paths`, which need not be
-/// part of `doc.root`), as [`read`] reads them, or only the one of method `only`; `servers`: the
-/// document's, from [`read_head`].
-pub(crate) fn read_path_item<'a>(
-    doc: &'a Document,
-    path: &str,
-    item: &'a Value,
-    servers: &[String],
-    only: Option<Method>,
-) -> Result<Vec<Operation<'a>>> {
-    let mut out = Vec::new();
-    let at = At::Text("/paths").key(path);
-    Reader { doc }.path_item(path, item, &at, servers, only, &mut out)?;
-    Ok(out)
-}
-
-/// The JSON type name of `v`, for messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    servers: Vec<String>,
+    webhooks: usize,
 }
 
 #[cfg(test)]
 mod tests {
-    use super::reader::PARALLEL_PATHS;
     use super::*;
     use serde_json::json;
 
     fn api(text: &str) -> Result<usize> {
-        let doc = crate::load::parse("t.yaml", text.as_bytes())?;
+        let doc = crate::read::parse("t.yaml", text.as_bytes())?;
         Ok(read(&doc)?.operations.len())
     }
 
-    /// Many paths are read on two threads at once; the error reported is still the first in
+    /// Many paths are read in runs on the thread pool; the error reported is still the first in
     /// document order, whichever thread meets it.
     #[test]
     fn the_first_bad_path_is_reported() {
         let mut paths = serde_json::Map::new();
-        for i in 0..2 * PARALLEL_PATHS {
+        for i in 0..2 * 64 {
             let item = match i {
                 10 => json!({"get": {"parameters": 5, "responses": {}}}),
                 // In another run, perhaps read by the other thread.
-                i if i == PARALLEL_PATHS + 10 => json!({"get": 7}),
+                i if i == 64 + 10 => json!({"get": 7}),
                 _ => json!({"get": {"responses": {}}}),
             };
             paths.insert(format!("/p{i}"), item);
         }
         let doc =
             json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths});
-        let doc = crate::load::parse("t", doc.to_string().as_bytes()).unwrap();
+        let doc = crate::read::parse("t", doc.to_string().as_bytes()).unwrap();
         let e = read(&doc).unwrap_err().to_string();
         assert!(e.contains("/paths/~1p10/get/parameters"), "{e}");
         let ok = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
-            "paths": (0..2 * PARALLEL_PATHS).map(|i| (format!("/p{i}"), json!({"get": {"responses": {}}}))).collect::<serde_json::Map<_, _>>()});
-        let ok = crate::load::parse("t", ok.to_string().as_bytes()).unwrap();
+            "paths": (0..2 * 64).map(|i| (format!("/p{i}"), json!({"get": {"responses": {}}}))).collect::<serde_json::Map<_, _>>()});
+        let ok = crate::read::parse("t", ok.to_string().as_bytes()).unwrap();
         let ops = read(&ok).unwrap().operations;
-        assert_eq!(ops.len(), 2 * PARALLEL_PATHS);
+        assert_eq!(ops.len(), 2 * 64);
         assert!(
             ops.iter()
                 .enumerate()
@@ -328,7 +294,7 @@ mod tests {
 
     #[test]
     fn path_parameters_merge_and_override() {
-        let doc = crate::load::parse(
+        let doc = crate::read::parse(
             "t",
             br#"{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a/{id}":{
               "parameters":[{"name":"id","in":"path","schema":{"type":"string"}},{"name":"q","in":"query"}],

@@ -5,7 +5,6 @@
 use super::reader::{At, Reader};
 use super::{BodyKind, ParamIn, Parameter, RequestBody, Response};
 use crate::error::Result;
-use crate::lookup::get;
 use serde_json::Value;
 
 impl<'a> Reader<'a> {
@@ -55,12 +54,12 @@ impl<'a> Reader<'a> {
         {
             return Ok(None);
         }
-        let (schema, content_type) = match (get(obj, "schema"), get(obj, "content")) {
+        let (schema, content_type) = match (obj.get("schema"), obj.get("content")) {
             (Some(s), _) => (Some(s), None),
             (None, Some(Value::Object(content))) => match content.iter().next() {
                 Some((media, m)) => {
                     let m = self.object(m, &at.key("content").key(media))?;
-                    (get(m, "schema"), Some(media.clone()))
+                    (m.get("schema"), Some(media.clone()))
                 }
                 None => (None, None),
             },
@@ -104,7 +103,7 @@ impl<'a> Reader<'a> {
             style,
             explode,
             allow_reserved: self.opt_bool(obj, "allowReserved", &at)?.unwrap_or(false),
-            example: get(obj, "example"),
+            example: obj.get("example"),
         }))
     }
 
@@ -113,7 +112,7 @@ impl<'a> Reader<'a> {
         let at = led.as_deref().map_or(*at, At::Text);
         let obj = self.object(b, &at)?;
         let content_at = at.key("content");
-        let content = match get(obj, "content") {
+        let content = match obj.get("content") {
             None | Some(Value::Null) => return Ok(None),
             Some(c) => self.object(c, &content_at)?,
         };
@@ -122,7 +121,7 @@ impl<'a> Reader<'a> {
         };
         let entry_at = content_at.key(media);
         let entry = self.object(entry, &entry_at)?;
-        let encoding = match get(entry, "encoding") {
+        let encoding = match entry.get("encoding") {
             Some(e) => Some(self.object(e, &entry_at.key("encoding"))?),
             None => None,
         };
@@ -131,7 +130,7 @@ impl<'a> Reader<'a> {
             description: self.opt_str(obj, "description", &at)?,
             content_type: media.clone(),
             kind: body_kind(media),
-            schema: get(entry, "schema"),
+            schema: entry.get("schema"),
             encoding,
         }))
     }
@@ -156,7 +155,7 @@ impl<'a> Reader<'a> {
             let (r, led) = self.follow(r, &code_at)?;
             let r_at = led.as_deref().map_or(code_at, At::Text);
             let r = self.object(r, &r_at)?;
-            let Some(content) = get(r, "content") else {
+            let Some(content) = r.get("content") else {
                 continue;
             };
             let content = self.object(content, &r_at.key("content"))?;
@@ -165,7 +164,7 @@ impl<'a> Reader<'a> {
                 .filter_map(|(media, m)| Some((json_rank(media)?, media, m)))
                 .min_by_key(|(rank, _, _)| *rank);
             if let Some((_, media, m)) = best
-                && let Some(schema) = m.as_object().and_then(|m| get(m, "schema"))
+                && let Some(schema) = m.as_object().and_then(|m| m.get("schema"))
             {
                 return Ok((
                     Some(Response {

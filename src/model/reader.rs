@@ -2,11 +2,9 @@
 //! items and operations, structure checked as read (a wrong type is an error naming the JSON
 //! pointer). Parameters, bodies and responses are read in `parts`.
 
-use super::{Api, Head, HintOverride, Method, Operation, Parameter, kind};
+use super::{Api, Head, HintOverride, Method, Operation, Parameter};
 use crate::error::{Error, Result};
-use crate::load::Document;
-use crate::lookup::get;
-use crate::refs;
+use crate::read::{Document, kind, pointer};
 use serde_json::{Map, Value};
 
 /// Where a node is, as a JSON pointer written out only for a message: reading an operation
@@ -38,7 +36,7 @@ impl std::fmt::Display for At<'_> {
             At::Key(parent, key) => {
                 parent.fmt(f)?;
                 f.write_str("/")?;
-                crate::error::write_escaped_token(f, key)
+                pointer::write_escaped_token(f, key)
             }
             At::Index(parent, i) => write!(f, "{parent}/{i}"),
         }
@@ -49,8 +47,6 @@ pub(super) struct Reader<'a> {
     pub(super) doc: &'a Document,
 }
 
-/// From this many paths on, [`Reader::path_items`] reads on two threads.
-pub(super) const PARALLEL_PATHS: usize = crate::par::MIN_ITEMS;
 /// Path items a thread reads at a time.
 const PATHS_RUN: usize = 16;
 
@@ -74,7 +70,7 @@ impl<'a> Reader<'a> {
         key: &str,
         at: &At,
     ) -> Result<Option<&'a str>> {
-        match get(obj, key) {
+        match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
             Some(other) => Err(self.err(
@@ -90,7 +86,7 @@ impl<'a> Reader<'a> {
         key: &str,
         at: &At,
     ) -> Result<Option<bool>> {
-        match get(obj, key) {
+        match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             // "true"/"false" strings are a common slip; accept them rather than refuse the document.
@@ -122,11 +118,11 @@ impl<'a> Reader<'a> {
     /// `v`, or the node its `$ref` (chain) leads to, with the pointer to that node when it is
     /// not `at`.
     pub(super) fn follow(&self, v: &'a Value, at: &At) -> Result<(&'a Value, Option<String>)> {
-        if refs::ref_of(v).is_none() {
+        if pointer::ref_of(v).is_none() {
             return Ok((v, None));
         }
         let (target, pointer) =
-            refs::follow_from(&self.doc.file, &self.doc.root, v, &|| at.to_string())?;
+            pointer::follow_from(&self.doc.file, &self.doc.root, v, &|| at.to_string())?;
         Ok((target, Some(pointer)))
     }
 
@@ -163,7 +159,7 @@ impl<'a> Reader<'a> {
     pub(super) fn head(&self) -> Result<Head<'a>> {
         let root = self.root()?;
         let info_at = At::Text("/info");
-        let info = match get(root, "info") {
+        let info = match root.get("info") {
             Some(v) => Some(self.object(v, &info_at)?),
             None => None,
         };
@@ -175,8 +171,8 @@ impl<'a> Reader<'a> {
             Some(i) => self.opt_str(i, "version", &info_at)?.unwrap_or(""),
             None => "",
         };
-        let servers = self.servers(get(root, "servers"), &At::Text("/servers"))?;
-        let webhooks = match get(root, "webhooks") {
+        let servers = self.servers(root.get("servers"), &At::Text("/servers"))?;
+        let webhooks = match root.get("webhooks") {
             Some(Value::Object(m)) => m.len(),
             _ => 0,
         };
@@ -188,14 +184,15 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The operations of `paths`, in order, each with `each` of it. Many paths are read on two
-    /// threads; the first error in document order is the one reported, as when read in one pass.
+    /// The operations of `paths`, in order, each with `each` of it, read in runs on the thread
+    /// pool; the first error in document order is the one reported.
     fn path_items<X: Send>(
         &self,
         paths: &[(&'a String, &'a Value)],
         root_servers: &[String],
         each: &(impl Fn(&Operation<'a>) -> X + Sync),
     ) -> Result<(Vec<Operation<'a>>, Vec<X>)> {
+        use rayon::prelude::*;
         let read = |paths: &[(&'a String, &'a Value)]| -> Result<(Vec<Operation<'a>>, Vec<X>)> {
             let mut out = Vec::new();
             let paths_at = At::Text("/paths");
@@ -212,15 +209,7 @@ impl<'a> Reader<'a> {
             let xs = out.iter().map(each).collect();
             Ok((out, xs))
         };
-        if paths.len() < PARALLEL_PATHS {
-            return read(paths);
-        }
-        // Runs of path items taken in turn by two threads, so that they finish together: path
-        // items differ a lot in size (in two halves, Kubernetes' second took twice the first).
-        let runs: Vec<&[(&'a String, &'a Value)]> = paths.chunks(PATHS_RUN).collect();
-        // `None` only if the second thread panicked: read again on this one, for the panic.
-        let parts = crate::par::each_taken(&runs, |run| Some(read(run)))
-            .unwrap_or_else(|| runs.iter().map(|run| read(run)).collect());
+        let parts: Vec<_> = paths.par_chunks(PATHS_RUN).map(read).collect();
         let (mut operations, mut xs) = (Vec::new(), Vec::new());
         for part in parts {
             let (ops, x) = part?;
@@ -242,8 +231,8 @@ impl<'a> Reader<'a> {
         let (item, led) = self.follow(item, at)?;
         let item_at = led.as_deref().map_or(*at, At::Text);
         let item = self.object(item, &item_at)?;
-        let shared = self.parameters(get(item, "parameters"), &item_at.key("parameters"))?;
-        let path_servers = match get(item, "servers") {
+        let shared = self.parameters(item.get("parameters"), &item_at.key("parameters"))?;
+        let path_servers = match item.get("servers") {
             Some(s) => self.servers(Some(s), &item_at.key("servers"))?,
             None => root_servers.to_vec(),
         };
@@ -251,7 +240,7 @@ impl<'a> Reader<'a> {
             if only.is_some_and(|m| m != method) {
                 continue;
             }
-            let Some(op) = get(item, method.key()) else {
+            let Some(op) = item.get(method.key()) else {
                 continue;
             };
             let op_at = item_at.key(method.key());
@@ -270,7 +259,7 @@ impl<'a> Reader<'a> {
         path_servers: &[String],
     ) -> Result<Operation<'a>> {
         let obj = self.object(op, at)?;
-        let own = self.parameters(get(obj, "parameters"), &at.key("parameters"))?;
+        let own = self.parameters(obj.get("parameters"), &at.key("parameters"))?;
         // Operation-level parameters override path-level ones with the same name and location.
         let mut parameters: Vec<Parameter<'a>> = shared
             .iter()
@@ -283,22 +272,22 @@ impl<'a> Reader<'a> {
         parameters.extend(own);
 
         let tags = self
-            .opt_array(get(obj, "tags"), "tags", &at.key("tags"))?
+            .opt_array(obj.get("tags"), "tags", &at.key("tags"))?
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        let servers = match get(obj, "servers") {
+        let servers = match obj.get("servers") {
             Some(s) => self.servers(Some(s), &at.key("servers"))?,
             None => path_servers.to_vec(),
         };
-        let body = match get(obj, "requestBody") {
+        let body = match obj.get("requestBody") {
             None | Some(Value::Null) => None,
             Some(b) => self.request_body(b, &at.key("requestBody"))?,
         };
-        let (response, has_success) = self.success(get(obj, "responses"), &at.key("responses"))?;
+        let (response, has_success) = self.success(obj.get("responses"), &at.key("responses"))?;
         let mut hints = Vec::new();
         for source in ["x-speakeasy-mcp", "x-mcp-annotations"] {
-            if let Some(v) = get(obj, source) {
+            if let Some(v) = obj.get(source) {
                 hints.push(self.hint_override(source, v, &at.key(source))?);
             }
         }
@@ -332,7 +321,7 @@ impl<'a> Reader<'a> {
                 continue;
             };
             let mut url = url.to_string();
-            if let Some(Value::Object(vars)) = get(obj, "variables") {
+            if let Some(Value::Object(vars)) = obj.get("variables") {
                 for (name, var) in vars {
                     if let Some(default) = var.get("default") {
                         let default = match default {
@@ -354,7 +343,7 @@ impl<'a> Reader<'a> {
         let obj = self.object(v, at)?;
         // x-speakeasy-mcp keeps hints either at its top level or under `annotations`.
         let a_at = at.key("annotations");
-        let (obj, at) = match get(obj, "annotations") {
+        let (obj, at) = match obj.get("annotations") {
             Some(a) => (self.object(a, &a_at)?, a_at),
             None => (obj, *at),
         };

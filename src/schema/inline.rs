@@ -74,7 +74,7 @@ impl Inliner<'_> {
                     .get("$ref")
                     .and_then(Value::as_str)
                     .and_then(|r| r.strip_prefix("#/$defs/"))
-                    .map(crate::error::unescape_token)
+                    .map(crate::read::pointer::unescape_token)
                     .and_then(|n| self.by_name.get(n.as_str()).copied())
                     .filter(|id| !self.recursive.contains(id));
                 let target = match target {

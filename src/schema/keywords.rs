@@ -4,9 +4,9 @@
 
 use super::values::{clean_dependent_required, clean_required, clean_type, examples, nullable};
 use super::{Converter, Direction};
-use crate::error::{Error, Result, escape_token};
-use crate::lookup::get;
-use crate::refs;
+use crate::error::{Error, Result};
+use crate::read::pointer as refs;
+use crate::read::pointer::escape_token;
 use serde_json::{Map, Value};
 
 /// Deepest schema nesting we convert (the parsers already stop at 128 levels).
@@ -15,7 +15,7 @@ const MAX_DEPTH: usize = 256;
 impl Converter<'_> {
     /// Whether `obj[key] == v` only repeats the same keyword of the schema `obj`'s `$ref` names.
     fn repeats_target(&self, obj: &Map<String, Value>, key: &str, v: &Value) -> bool {
-        get(obj, "$ref")
+        obj.get("$ref")
             .and_then(Value::as_str)
             .and_then(|r| refs::lookup(self.root, r))
             .and_then(|target| target.get(key))
@@ -235,24 +235,24 @@ impl Converter<'_> {
             ("exclusiveMinimum", "minimum"),
             ("exclusiveMaximum", "maximum"),
         ] {
-            if get(obj, flag) == Some(&Value::Bool(true))
+            if obj.get(flag) == Some(&Value::Bool(true))
                 && let Some(b) = out.remove(bound)
             {
                 out.insert(flag.into(), b);
             }
         }
-        if let Some(ex) = get(obj, "example")
+        if let Some(ex) = obj.get("example")
             && !out.contains_key("examples")
             && let Some(list) = examples(std::iter::once(ex))
         {
             out.insert("examples".into(), list);
         }
-        if get(obj, "type").and_then(Value::as_str) == Some("file") {
+        if obj.get("type").and_then(Value::as_str) == Some("file") {
             out.insert("type".into(), Value::String("string".into()));
             out.entry("contentEncoding")
                 .or_insert_with(|| Value::String("base64".into()));
         }
-        if get(obj, "nullable").and_then(Value::as_bool) == Some(true) {
+        if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
             out = nullable(out);
         }
         Ok(Value::Object(out))

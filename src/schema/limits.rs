@@ -209,21 +209,10 @@ const ESCAPE_EXTRA: [u8; 256] = {
     t
 };
 
-/// Compact JSON size of a string: its quotes, its bytes and their escapes. Runs with nothing to
-/// escape are skipped many bytes at a time (descriptions are most of a schema's text, and few of
-/// their bytes are escaped).
+/// Compact JSON size of a string: its quotes, its bytes and their escapes.
 fn string_size(s: &str) -> usize {
-    let b = s.as_bytes();
-    let (mut i, mut extra) = (0, 0);
-    loop {
-        i += crate::compact::clean_prefix(&b[i..]);
-        let Some(&c) = b.get(i) else {
-            break;
-        };
-        extra += ESCAPE_EXTRA[c as usize] as usize;
-        i += 1;
-    }
-    2 + b.len() + extra
+    let extra: usize = s.bytes().map(|b| ESCAPE_EXTRA[b as usize] as usize).sum();
+    2 + s.len() + extra
 }
 
 /// Compact JSON size of anything serializable, counted without building the string.

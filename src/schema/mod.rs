@@ -30,14 +30,13 @@ mod pattern;
 mod references;
 mod values;
 
-pub(crate) use defs::clash_among;
-pub use defs::names_clash;
+pub use defs::{key_safe, stable_hash};
 pub use limits::{Limits, json_size};
 pub use output::Schema;
-pub(crate) use references::{distinct_references, each_reference, member_references};
+pub(crate) use references::distinct_references;
 
 use crate::error::{Error, Result};
-use crate::refs;
+use crate::read::pointer as refs;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -99,12 +98,7 @@ impl Converted {
 
 /// `value` as compact JSON text.
 fn render(value: &Value) -> Box<str> {
-    let mut out = Vec::new();
-    crate::compact::write_value(&mut out, value);
-    // Only whole strings and ASCII punctuation were written: the bytes are UTF-8.
-    String::from_utf8(out)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-        .into_boxed_str()
+    value.to_string().into_boxed_str()
 }
 
 /// Converts schemas of one document, caching each referenced definition per direction.
@@ -140,10 +134,8 @@ pub struct Converter<'a> {
 }
 
 /// The definitions `$ref`s name, with their `$defs` names and converted forms: what converters
-/// of one document can share. A name depends on the order definitions are registered in only
-/// when two references want the same one (see [`names_clash`]); converters that share a
-/// registry then register in a different order than one converter would, so they must not be
-/// used on several threads for such a document.
+/// of one document share, whatever threads they run on (names come from the document alone,
+/// see `defs`).
 #[derive(Debug, Default)]
 pub struct Registry {
     pointers: Vec<String>,
@@ -154,11 +146,23 @@ pub struct Registry {
     cache: FxHashMap<(usize, Direction), Arc<Converted>>,
     /// Whether each `pattern` met is a regular expression validators accept.
     regexes: HashMap<String, bool>,
+    /// The names of definitions that want another's name.
+    clashes: defs::Clashes,
+}
+
+impl Registry {
+    /// An empty registry for the definitions of `root`.
+    pub fn new(root: &Value) -> Registry {
+        Registry {
+            clashes: defs::Clashes::of(root),
+            ..Registry::default()
+        }
+    }
 }
 
 impl<'a> Converter<'a> {
     pub fn new(file: &'a str, root: &'a Value) -> Self {
-        Converter::sharing(file, root, Arc::default())
+        Converter::sharing(file, root, Arc::new(Mutex::new(Registry::new(root))))
     }
 
     /// A converter that shares `registry` with others of the same document and options.

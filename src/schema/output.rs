@@ -68,13 +68,14 @@ impl Schema {
     /// definition copied from its text rendered once ([`Converted::compact`]) instead of written
     /// again for every tool that carries it.
     pub(crate) fn write_compact(&self, out: &mut Vec<u8>) {
+        // Writing into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *out, &self.root);
         let Value::Object(root) = &self.root else {
-            return crate::compact::write_value(out, &self.root);
+            return;
         };
         if self.defs.is_empty() {
-            return crate::compact::write_object(out, root);
+            return;
         }
-        crate::compact::write_object(out, root);
         // Reopen the object for `$defs`.
         out.pop();
         if !root.is_empty() {
@@ -92,7 +93,7 @@ impl Schema {
             if i > 0 {
                 out.push(b',');
             }
-            crate::compact::write_str(out, k);
+            let _ = serde_json::to_writer(&mut *out, &**k);
             out.push(b':');
             out.extend_from_slice(c.compact().as_bytes());
         }

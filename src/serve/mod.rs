@@ -13,41 +13,33 @@ pub mod response;
 pub mod server;
 pub mod validate;
 
-use crate::cli::SelectArgs;
 use crate::error::{Error, Result};
-use clap::Args;
 use rmcp::ServiceExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-/// `openapi-mcp serve` arguments.
-#[derive(Debug, Args)]
-pub struct ServeArgs {
+/// What `serve` needs: the document, how to select and name its tools, and where and how to
+/// send the calls.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
     /// The OpenAPI document (a file: standard input carries the protocol).
-    pub spec: String,
-    /// Apply this reviewed hints file.
-    #[arg(long, value_name = "FILE")]
+    pub spec: PathBuf,
+    /// A reviewed hints file to apply.
     pub hints: Option<PathBuf>,
-    /// Send every request to this base URL instead of the document's servers (it replaces the
-    /// server URL entirely, so include any path prefix such as `/v1`).
-    #[arg(long, value_name = "URL")]
+    /// Send every request here instead of the document's servers.
     pub base_url: Option<String>,
-    /// Add this header to every request: `--header 'Name: value'` (repeatable).
-    #[arg(long = "header", value_name = "NAME: VALUE")]
+    /// Headers added to every request, each `Name: value`.
     pub headers: Vec<String>,
-    /// Seconds one request may take (connecting, sending, reading the response).
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    /// Seconds one request may take.
     pub timeout: u64,
-    /// Log one line per request to standard error: method, URL (credentials hidden), status,
-    /// duration.
-    #[arg(long)]
+    /// One line per request on standard error.
     pub verbose: bool,
-    #[command(flatten)]
-    pub select: SelectArgs,
+    /// How the tools are selected and named, as for `convert`.
+    pub conversion: crate::Options,
 }
 
 /// Run the server until standard input closes; returns the exit code.
-pub fn run(args: &ServeArgs) -> Result<i32> {
+pub fn run(args: &ServeOptions) -> Result<i32> {
     let state = prepare(args, &|name| std::env::var(name).ok())?;
     eprintln!(
         "openapi-mcp: serving {} tool(s) of {:?} over stdio",
@@ -81,8 +73,8 @@ pub fn run(args: &ServeArgs) -> Result<i32> {
 
 /// Load the spec, convert it, and resolve base URLs, headers and credentials. `env` reads
 /// environment variables.
-pub fn prepare(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<server::State> {
-    if args.spec == "-" {
+pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Result<server::State> {
+    if args.spec.as_os_str() == "-" {
         return Err(Error::Usage(
             "serve reads the MCP protocol from standard input, so SPEC must be a file, not `-`"
                 .into(),
@@ -98,8 +90,8 @@ pub fn prepare(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result
         .collect::<Result<Vec<_>>>()?;
     let base_url = args.base_url.as_deref().map(absolute_url).transpose()?;
 
-    let doc = crate::load::load_file(Path::new(&args.spec))?;
-    let mut conversion = crate::convert_document(&doc, &args.select.options())?;
+    let doc = crate::read::load_file(&args.spec)?;
+    let mut conversion = crate::convert_document(&doc, &args.conversion)?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
     }
@@ -115,8 +107,10 @@ pub fn prepare(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result
             Some(b) => b.clone(),
             None => server_url(&tool)?,
         };
-        let listed: rmcp::model::Tool = serde_json::from_value(crate::emit::tool_json(&tool))
-            .map_err(|e| Error::Usage(format!("tool {}: not a valid MCP tool: {e}", tool.name)))?;
+        let listed: rmcp::model::Tool =
+            serde_json::from_value(crate::output::emit::tool_json(&tool)).map_err(|e| {
+                Error::Usage(format!("tool {}: not a valid MCP tool: {e}", tool.name))
+            })?;
         let requirement = security.requirement(&doc.root, &tool.origin.pointer);
         let creds = credentials.for_requirement(&requirement);
         entries.push(server::Entry::new(tool, listed, base, creds));

@@ -111,13 +111,9 @@ pub fn arguments(
         .take(5)
         .map(|e| {
             let path = e.instance_path().to_string();
-            let argument = path.strip_prefix('/').map(|p| {
-                p.split('/')
-                    .next()
-                    .unwrap_or(p)
-                    .replace("~1", "/")
-                    .replace("~0", "~")
-            });
+            let argument = path
+                .strip_prefix('/')
+                .map(|p| crate::read::pointer::unescape_token(p.split('/').next().unwrap_or(p)));
             match (e.kind(), argument) {
                 (jsonschema::error::ValidationErrorKind::Required { property }, None) => {
                     let name = property

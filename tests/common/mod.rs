@@ -39,6 +39,13 @@ pub fn scenario_name(path: &Path) -> String {
     }
 }
 
+/// The `openapi-mcp` binary, run from the repository root.
+pub fn cmd() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("openapi-mcp").unwrap();
+    c.current_dir(root());
+    c
+}
+
 /// `../shared` beside the checkout, if present.
 pub fn shared() -> Option<PathBuf> {
     let p = root().join("..").join("shared");

@@ -1,0 +1,423 @@
+//! Emit: tools -> an MCP `ListToolsResult` (`{"tools": [...]}`), or the tool list of a model API
+//! ([`Shape`]), as JSON (compact, one tool a line), indented JSON, or YAML, always with a trailing
+//! newline. Output depends only on the tools, so equal input gives equal bytes. Everything is
+//! streamed: no copy of the list is built.
+
+use crate::error::{Error, Result};
+use crate::tool::{ArgIn, Argument, Call, Tool};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+/// The `_meta` key under which a tool's HTTP call mapping is written.
+pub const META_KEY: &str = "openapi-mcp/http";
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Compact JSON, one tool a line: the bytes a client receives, and a line diff names the
+    /// tools that changed.
+    #[default]
+    Json,
+    /// JSON indented by two spaces, for reading (about 1.8 times the bytes of `json`).
+    JsonPretty,
+    /// YAML.
+    Yaml,
+}
+
+/// What the document is: an MCP tools list, or the `tools` of a model API called directly (those
+/// carry name, description and input schema only: no title, annotations, output schema or HTTP
+/// mapping, which have no place there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Shape {
+    /// MCP `ListToolsResult`: `{"tools": [Tool, ...]}`.
+    #[default]
+    Mcp,
+    /// Anthropic Messages API `tools`: `[{"name", "description", "input_schema"}, ...]`.
+    Anthropic,
+    /// OpenAI Chat Completions `tools`:
+    /// `[{"type": "function", "function": {"name", "description", "parameters"}}, ...]`.
+    Openai,
+    /// OpenAI Responses API `tools`: `[{"type": "function", "name", "description", "parameters"}, ...]`.
+    OpenaiResponses,
+    /// Gemini `Tool`: `{"functionDeclarations": [{"name", "description", "parametersJsonSchema"}, ...]}`.
+    Gemini,
+}
+
+impl Shape {
+    /// The key the list sits under, or `None` for a bare array.
+    fn key(self) -> Option<&'static str> {
+        match self {
+            Shape::Mcp => Some("tools"),
+            Shape::Gemini => Some("functionDeclarations"),
+            Shape::Anthropic | Shape::Openai | Shape::OpenaiResponses => None,
+        }
+    }
+}
+
+/// One tool as an MCP `Tool` object.
+pub fn tool_json(t: &Tool) -> Value {
+    // Serializing these types into a value cannot fail: every map key is a string.
+    serde_json::to_value(ToolOut(t)).unwrap_or(Value::Null)
+}
+
+/// The call mapping: everything a runtime needs to send the request without the spec.
+pub fn call_json(c: &Call) -> Value {
+    serde_json::to_value(CallOut(c)).unwrap_or(Value::Null)
+}
+
+/// The call mapping serialized in place (see [`call_json`]).
+struct CallOut<'a>(&'a Call);
+
+impl Serialize for CallOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let c = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("method", c.method.as_str())?;
+        m.serialize_entry("path", &c.path)?;
+        m.serialize_entry("servers", &c.servers)?;
+        m.serialize_entry("arguments", &ArgumentsOut(&c.arguments))?;
+        if let Some(b) = &c.body {
+            m.serialize_entry("body", &BodyOut(b))?;
+        }
+        if let Some(w) = &c.output_wrapped {
+            m.serialize_entry("output", &One("wrapped", w))?;
+        }
+        m.end()
+    }
+}
+
+/// How the body travels: `{"contentType", "required", "spread", "encoding"?}`.
+struct BodyOut<'a>(&'a crate::tool::Body);
+
+impl Serialize for BodyOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let b = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("contentType", &b.content_type)?;
+        m.serialize_entry("required", &b.required)?;
+        m.serialize_entry("spread", &b.spread)?;
+        if let Some(enc) = &b.encoding {
+            m.serialize_entry("encoding", enc)?;
+        }
+        m.end()
+    }
+}
+
+/// `{KEY: value}`.
+struct One<'a, T: Serialize>(&'static str, &'a T);
+
+impl<T: Serialize> Serialize for One<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(self.0, self.1)?;
+        m.end()
+    }
+}
+
+/// How each argument travels: `{NAME: {"in", "name", "style", ...}, ...}`.
+struct ArgumentsOut<'a>(&'a [Argument]);
+
+impl Serialize for ArgumentsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        struct Arg<'a>(&'a Argument);
+        impl Serialize for Arg<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let a = self.0;
+                let mut e = s.serialize_map(None)?;
+                e.serialize_entry("in", a.location.as_str())?;
+                if a.location != ArgIn::WholeBody
+                    && let Some(o) = &a.original
+                {
+                    e.serialize_entry("name", o)?;
+                }
+                if let Some(style) = a.style {
+                    e.serialize_entry("style", style)?;
+                }
+                if let Some(x) = a.explode {
+                    e.serialize_entry("explode", &x)?;
+                }
+                if a.allow_reserved {
+                    e.serialize_entry("allowReserved", &true)?;
+                }
+                if let Some(ct) = &a.content_type {
+                    e.serialize_entry("contentType", ct)?;
+                }
+                e.end()
+            }
+        }
+        s.collect_map(self.0.iter().map(|a| (&a.name, Arg(a))))
+    }
+}
+
+/// A tool serialized in place (same keys and order as [`tool_json`]), without copying its schemas.
+struct ToolOut<'a>(&'a Tool);
+
+impl Serialize for ToolOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &t.name)?;
+        m.serialize_entry("title", &t.title)?;
+        m.serialize_entry("description", &t.description)?;
+        m.serialize_entry("inputSchema", &t.input_schema)?;
+        if let Some(o) = &t.output_schema {
+            m.serialize_entry("outputSchema", o)?;
+        }
+        m.serialize_entry("annotations", &AnnotationsOut(t))?;
+        m.serialize_entry("_meta", &One(META_KEY, &CallOut(&t.call)))?;
+        m.end()
+    }
+}
+
+/// `{"title", HINT: bool, ...}`.
+struct AnnotationsOut<'a>(&'a Tool);
+
+impl Serialize for AnnotationsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("title", &self.0.title)?;
+        for (key, hint) in self.0.hints.entries() {
+            m.serialize_entry(key, &hint.value)?;
+        }
+        m.end()
+    }
+}
+
+/// A tool in its shape. The API shapes carry the description (the title when there is none) and
+/// the input schema under that API's key.
+pub(crate) struct ItemOut<'a>(pub(crate) &'a Tool, pub(crate) Shape);
+
+impl Serialize for ItemOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let (t, shape) = (self.0, self.1);
+        if shape == Shape::Mcp {
+            return ToolOut(t).serialize(s);
+        }
+        if shape == Shape::Openai {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("type", "function")?;
+            m.serialize_entry("function", &FunctionOut(t, "parameters"))?;
+            return m.end();
+        }
+        let key = match shape {
+            Shape::Anthropic => "input_schema",
+            Shape::Gemini => "parametersJsonSchema",
+            _ => "parameters",
+        };
+        let mut m = s.serialize_map(None)?;
+        if shape == Shape::OpenaiResponses {
+            m.serialize_entry("type", "function")?;
+        }
+        m.serialize_entry("name", &t.name)?;
+        m.serialize_entry("description", api_description(t))?;
+        m.serialize_entry(key, &t.input_schema)?;
+        m.end()
+    }
+}
+
+/// `{"name", "description", KEY: inputSchema}`.
+struct FunctionOut<'a>(&'a Tool, &'static str);
+
+impl Serialize for FunctionOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("name", &self.0.name)?;
+        m.serialize_entry("description", api_description(self.0))?;
+        m.serialize_entry(self.1, &self.0.input_schema)?;
+        m.end()
+    }
+}
+
+pub(super) fn api_description(t: &Tool) -> &str {
+    if t.description.is_empty() {
+        &t.title
+    } else {
+        &t.description
+    }
+}
+
+struct ItemsOut<'a>(&'a [Tool], Shape);
+
+impl Serialize for ItemsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|t| ItemOut(t, self.1)))
+    }
+}
+
+/// The whole document: the list under its key, or a bare array.
+struct ListOut<'a>(&'a [Tool], Shape);
+
+impl Serialize for ListOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let items = ItemsOut(self.0, self.1);
+        match self.1.key() {
+            Some(key) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry(key, &items)?;
+                m.end()
+            }
+            None => items.serialize(s),
+        }
+    }
+}
+
+/// Bytes of one tool as written by `--format json` (compact): the length of its line.
+pub fn tool_size(t: &Tool) -> usize {
+    let mut out = Vec::new();
+    super::line::write(&mut out, t, Shape::Mcp);
+    out.len()
+}
+
+/// Bytes `--format json` writes around `n` tools of the MCP list (`{"tools":[`, a line break
+/// before each tool and after the last, `]}` and the final newline): with [`tool_size`] of each
+/// tool, the size of the whole output.
+pub fn frame_size(n: usize) -> usize {
+    "{\"tools\":[".len() + 2 * n + "]}\n".len()
+}
+
+/// The whole list in `shape` as a value (for comparisons; output is streamed by [`write_as`]).
+pub fn list_value(tools: &[Tool], shape: Shape) -> Value {
+    serde_json::to_value(ListOut(tools, shape)).unwrap_or(Value::Null)
+}
+
+/// Write the MCP tools list in `format` to `out`, ending in a newline.
+pub fn write(
+    tools: &[Tool],
+    format: Format,
+    out: &mut (impl std::io::Write + ?Sized),
+) -> Result<()> {
+    write_as(tools, Shape::Mcp, format, out)
+}
+
+fn io_error(e: std::io::Error) -> Error {
+    Error::Io {
+        path: "<output>".into(),
+        source: e,
+    }
+}
+
+fn json_error(e: serde_json::Error) -> Error {
+    if e.is_io() {
+        io_error(e.into())
+    } else {
+        Error::Write {
+            what: "JSON",
+            message: e.to_string(),
+        }
+    }
+}
+
+/// One tool in `shape` as compact JSON, as a line of `--format json` holds it (without the line
+/// break and comma around it).
+pub fn write_line(out: &mut Vec<u8>, t: &Tool, shape: Shape) {
+    super::line::write(out, t, shape);
+}
+
+/// What goes before tool `index` (from 0) of a `--format json` list: a line break, and a comma
+/// after the tool before it.
+pub fn line_separator(index: usize) -> &'static [u8] {
+    if index == 0 { b"\n" } else { b",\n" }
+}
+
+/// `--format json` written one tool at a time, for a caller that converts and writes tool by
+/// tool: the same bytes as [`write_as`] with [`Format::Json`].
+pub struct JsonLines<W: std::io::Write> {
+    out: W,
+    shape: Shape,
+    count: usize,
+}
+
+impl<W: std::io::Write> JsonLines<W> {
+    /// Write the opening of the list.
+    pub fn start(mut out: W, shape: Shape) -> Result<Self> {
+        let open = match shape.key() {
+            Some(key) => format!("{{\"{key}\":["),
+            None => "[".to_string(),
+        };
+        out.write_all(open.as_bytes()).map_err(io_error)?;
+        Ok(JsonLines {
+            out,
+            shape,
+            count: 0,
+        })
+    }
+
+    /// Write one tool on a line of its own.
+    pub fn push(&mut self, t: &Tool) -> Result<()> {
+        let mut line = Vec::with_capacity(4096);
+        line.extend_from_slice(line_separator(self.count));
+        write_line(&mut line, t, self.shape);
+        self.push_separated(&line, 1)
+    }
+
+    /// Write `tools` tools already rendered by [`write_line`], each after its
+    /// [`line_separator`] (counted from the first tool of the list).
+    pub fn push_separated(&mut self, text: &[u8], tools: usize) -> Result<()> {
+        self.count += tools;
+        self.out.write_all(text).map_err(io_error)
+    }
+
+    /// Close the list (and the line), and hand back the writer.
+    pub fn finish(mut self) -> Result<W> {
+        if self.count > 0 {
+            self.out.write_all(b"\n").map_err(io_error)?;
+        }
+        let close: &[u8] = if self.shape.key().is_some() {
+            b"]}\n"
+        } else {
+            b"]\n"
+        };
+        self.out.write_all(close).map_err(io_error)?;
+        Ok(self.out)
+    }
+}
+
+/// Write the list in `shape` and `format` to `out`, ending in a newline. Streams: nothing is
+/// copied.
+pub fn write_as(
+    tools: &[Tool],
+    shape: Shape,
+    format: Format,
+    out: &mut (impl std::io::Write + ?Sized),
+) -> Result<()> {
+    match format {
+        Format::Json => {
+            let mut lines = JsonLines::start(out, shape)?;
+            for t in tools {
+                lines.push(t)?;
+            }
+            lines.finish().map(|_| ())
+        }
+        Format::JsonPretty => {
+            serde_json::to_writer_pretty(&mut *out, &ListOut(tools, shape)).map_err(json_error)?;
+            out.write_all(b"\n").map_err(io_error)
+        }
+        Format::Yaml => {
+            yaml_serde::to_writer(&mut *out, &ListOut(tools, shape)).map_err(|e| {
+                // An I/O failure (a closed pipe, a full disk) is reported as one.
+                let io = std::error::Error::source(&e)
+                    .and_then(|s| s.downcast_ref::<std::io::Error>())
+                    .map(|io| std::io::Error::new(io.kind(), io.to_string()));
+                match io {
+                    Some(io) => io_error(io),
+                    None => Error::Write {
+                        what: "YAML",
+                        message: e.to_string(),
+                    },
+                }
+            })
+        }
+    }
+}
+
+/// Render the MCP tools list in `format`, ending in a newline.
+pub fn render(tools: &[Tool], format: Format) -> Result<String> {
+    render_as(tools, Shape::Mcp, format)
+}
+
+/// Render the list in `shape` and `format`, ending in a newline.
+pub fn render_as(tools: &[Tool], shape: Shape, format: Format) -> Result<String> {
+    let mut buf = Vec::new();
+    write_as(tools, shape, format, &mut buf)?;
+    String::from_utf8(buf).map_err(|e| Error::Internal(format!("output is not UTF-8: {e}")))
+}

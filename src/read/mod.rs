@@ -1,0 +1,298 @@
+//! Reading: bytes -> one JSON tree (`serde_json::Value`, key order kept) and the specification
+//! version, with multi-file documents bundled and Swagger 2.0 upgraded to the 3.0 layout.
+//!
+//! Why not `openapiv3`: that crate models OpenAPI 3.0 only. An ordinary 3.1 document
+//! (`type: [string, "null"]`, numeric `exclusiveMinimum`) fails to parse as a whole, and keywords it
+//! does not know (`const`, `examples`, siblings of `$ref`) are dropped silently. We therefore keep the
+//! document as a JSON tree and read it through our own thin typed model (`model`), while schemas stay
+//! `Value`s until `schema` converts them to JSON Schema 2020-12. Nothing is lost on the way.
+//!
+//! JSON or YAML is decided from the content (a document whose first character is `{` or `[` is
+//! JSON), never from the file name. Both parsers bound nesting depth (128), and YAML alias
+//! expansion.
+
+pub mod bundle;
+pub mod file;
+mod json;
+pub mod pointer;
+pub mod swagger;
+mod yaml;
+
+use crate::error::{Error, Location, Result};
+use serde_json::Value;
+
+/// The dialect a document is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SpecVersion {
+    /// Swagger 2.0 (converted on load to the 3.0 layout by `swagger`).
+    Swagger2,
+    /// OpenAPI 3.0.x: schemas are the OpenAPI dialect (`nullable`, boolean `exclusiveMinimum`, ...).
+    OpenApi30,
+    /// OpenAPI 3.1.x: schemas are JSON Schema 2020-12 with OpenAPI vocabulary.
+    OpenApi31,
+    /// OpenAPI 3.2.x: as 3.1, plus the `query` method.
+    OpenApi32,
+}
+
+impl SpecVersion {
+    pub fn label(self) -> &'static str {
+        match self {
+            SpecVersion::Swagger2 => "Swagger 2.0",
+            SpecVersion::OpenApi30 => "OpenAPI 3.0",
+            SpecVersion::OpenApi31 => "OpenAPI 3.1",
+            SpecVersion::OpenApi32 => "OpenAPI 3.2",
+        }
+    }
+}
+
+/// A parsed document: its JSON tree, version and the name used in messages.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub file: String,
+    pub version: SpecVersion,
+    /// The tree: OpenAPI 3.x layout, every `$ref` local.
+    pub root: Value,
+}
+
+impl Document {
+    /// The tree.
+    pub fn root(&self) -> &Value {
+        &self.root
+    }
+}
+
+/// Read a document from a file, joining the files its relative `$ref`s reach (see [`bundle`]).
+pub fn load_file(path: &std::path::Path) -> Result<Document> {
+    let bytes = file::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let name = path.display().to_string();
+    let root = parse_tree(&name, &bytes)?;
+    drop(bytes);
+    let root = bundle::bundle(path, root)?;
+    from_tree(&name, root)
+}
+
+/// Parse `bytes` (named `file` in messages) into a [`Document`]. External `$ref`s are not
+/// followed (there is no folder to resolve them against); use [`load_file`] for that.
+pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
+    from_tree(file, parse_tree(file, bytes)?)
+}
+
+/// Make a [`Document`] of an already parsed tree.
+pub fn from_tree(file: &str, root: Value) -> Result<Document> {
+    let version = detect_version(file, &root)?;
+    let root = if version == SpecVersion::Swagger2 {
+        swagger::upgrade(file, root)?
+    } else {
+        root
+    };
+    Ok(Document {
+        file: file.to_string(),
+        version,
+        root,
+    })
+}
+
+/// Parse JSON or YAML text into a JSON tree, without any OpenAPI checks.
+pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<Value> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let Some(&first) = first else {
+        return Err(input(file, Location::None, "empty document"));
+    };
+    if first == b'{' || first == b'[' {
+        json::parse(bytes).map_err(|e| {
+            let location = if e.line() > 0 {
+                Location::LineCol {
+                    line: e.line(),
+                    column: e.column(),
+                }
+            } else {
+                Location::None
+            };
+            input(
+                file,
+                location,
+                format!("invalid JSON: {}", strip_position(&e.to_string())),
+            )
+        })
+    } else {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            input(
+                file,
+                Location::None,
+                format!(
+                    "not UTF-8 text (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
+            )
+        })?;
+        yaml::parse(file, text)
+    }
+}
+
+/// JSON text parsed in parts as a large document is, whatever its size (`None` where a plain
+/// parse is needed): for the fuzz target, which compares it with a plain parse.
+#[doc(hidden)]
+pub fn parse_json_in_parts(bytes: &[u8]) -> Option<Value> {
+    json::parse_in_parts(bytes)
+}
+
+/// The JSON type of `v`, for messages (`an object`, `a string`, ...).
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn input(file: &str, location: Location, message: impl Into<String>) -> Error {
+    Error::Input {
+        file: file.to_string(),
+        location,
+        message: message.into(),
+    }
+}
+
+/// Parser messages end in " at line L column C", which we already print as `file:L:C`.
+pub(crate) fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+pub(crate) fn detect_version(file: &str, root: &Value) -> Result<SpecVersion> {
+    let Some(obj) = root.as_object() else {
+        return Err(input(
+            file,
+            Location::None,
+            format!(
+                "not an OpenAPI document: the top level is {}, expected an object",
+                kind(root)
+            ),
+        ));
+    };
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    if let Some(v) = obj.get("openapi") {
+        let Some(version) = text(v) else {
+            return Err(Error::at(
+                file,
+                "/openapi",
+                "`openapi` must be a version string",
+            ));
+        };
+        let mut parts = version.split('.');
+        return match (parts.next(), parts.next()) {
+            (Some("3"), Some("0")) => Ok(SpecVersion::OpenApi30),
+            (Some("3"), Some("1")) => Ok(SpecVersion::OpenApi31),
+            (Some("3"), Some("2")) => Ok(SpecVersion::OpenApi32),
+            _ => Err(Error::at(
+                file,
+                "/openapi",
+                format!(
+                    "unsupported OpenAPI version {version:?} (supported: 3.0.x, 3.1.x, 3.2.x and Swagger 2.0)"
+                ),
+            )),
+        };
+    }
+    if let Some(v) = obj.get("swagger") {
+        return match text(v).as_deref() {
+            Some("2.0") | Some("2") => Ok(SpecVersion::Swagger2),
+            other => Err(Error::at(
+                file,
+                "/swagger",
+                format!(
+                    "unsupported Swagger version {} (supported: 2.0)",
+                    other.unwrap_or("(not a string)")
+                ),
+            )),
+        };
+    }
+    Err(input(
+        file,
+        Location::None,
+        "not an OpenAPI document: no `openapi` or `swagger` version field at the top level",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A byte-order mark is skipped, in JSON and in YAML.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = r#"{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {}}"#;
+        let yaml = "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n";
+        for (name, text) in [("small.json", small), ("y.yaml", yaml)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+            let doc = load_file(&path).unwrap();
+            assert_eq!(
+                doc.root,
+                parse("t", text.as_bytes()).unwrap().root,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn yaml_numeric_keys_become_strings() {
+        let v = parse_tree("t.yaml", b"responses:\n  200:\n    description: ok\n").unwrap();
+        assert!(v["responses"]["200"].is_object());
+    }
+
+    #[test]
+    fn yaml_conversion_errors_name_the_pointer() {
+        let e = parse_tree("t.yaml", b"paths:\n  /a~b:\n    x: [1, .inf]\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("/paths/~1a~0b/x/1"), "{msg}");
+        assert!(msg.contains("infinite or NaN"), "{msg}");
+        let e = parse_tree("t.yaml", b"a:\n  b:\n    ? [1, 2]\n    : v\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("/a/b") && msg.contains("must be a scalar"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn json_error_has_line_and_column() {
+        let e = parse_tree("t.json", b"{\n  \"a\": [1,\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("t.json:"), "{msg}");
+        assert!(msg.contains("invalid JSON"), "{msg}");
+    }
+
+    #[test]
+    fn version_detection() {
+        let d = parse(
+            "t",
+            b"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n",
+        )
+        .unwrap();
+        assert_eq!(d.version, SpecVersion::OpenApi31);
+        let e = parse("t", b"openapi: 4.0.0\n").unwrap_err().to_string();
+        assert!(e.contains("unsupported OpenAPI version"), "{e}");
+        let e = parse("t", b"{\"a\": 1}").unwrap_err().to_string();
+        assert!(e.contains("not an OpenAPI document"), "{e}");
+    }
+
+    #[test]
+    fn yaml_merge_keys_are_applied() {
+        let v = parse_tree("t", b"a: &x {k: 1}\nb:\n  <<: *x\n  j: 2\n").unwrap();
+        assert_eq!(v["b"]["k"], 1);
+    }
+}

@@ -1,0 +1,328 @@
+//! The hints file on disk: reading it (with line/column errors), writing a commented starter
+//! file, and updating a file without losing a human decision (applying it is `tool::reviewed`).
+//!
+//! ```yaml
+//! tools:
+//!   refund_order:
+//!     operation: "POST /orders/{id}/refund"   # informational, to spot renames
+//!     readOnlyHint: false                     # POST: changes state
+//!     destructiveHint: true                   # a human changed this
+//!     idempotentHint: false
+//!     openWorldHint: true
+//!     reviewed: true
+//!     note: "refunds cannot be undone"
+//! ```
+//!
+//! Precedence: a value in the file wins over a vendor extension, which wins over the method table.
+//! Entries whose tool no longer exists are moved by `--update` under `removed:` (kept, reported,
+//! never silently deleted); `removed:` is ignored when hints are applied.
+
+use crate::error::{Error, Location, Result};
+use crate::tool::Tool;
+pub use crate::tool::reviewed::{Entry, HintsFile};
+use indexmap::IndexMap;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+impl HintsFile {
+    /// Parse a hints file (YAML or JSON). `name` is used in messages.
+    pub fn parse(name: &str, text: &str) -> Result<HintsFile> {
+        if text.trim().is_empty() {
+            return Ok(HintsFile::default());
+        }
+        yaml_serde::from_str(text).map_err(|e| Error::Input {
+            file: name.to_string(),
+            location: e
+                .location()
+                .map(|l| Location::LineCol {
+                    line: l.line(),
+                    column: l.column(),
+                })
+                .unwrap_or(Location::None),
+            message: format!(
+                "invalid hints file: {}",
+                crate::read::strip_position(&e.to_string())
+            ),
+        })
+    }
+
+    /// Read and parse a hints file.
+    pub fn load(path: impl AsRef<Path>) -> Result<HintsFile> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        HintsFile::parse(&path.display().to_string(), &text)
+    }
+}
+
+/// What `--update` did, for the user.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpdateReport {
+    pub added: Vec<String>,
+    pub kept: usize,
+    /// Entries whose tool no longer exists (moved under `removed:`).
+    pub orphaned: Vec<String>,
+    /// (tool, old operation, new operation) where the informational operation changed.
+    pub moved: Vec<(String, String, String)>,
+}
+
+/// Merge `old` with the current `tools` (suggested hints, before any file is applied): every
+/// existing entry is kept as written, new tools get unreviewed entries, vanished ones go under
+/// `removed:`.
+pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
+    let mut report = UpdateReport::default();
+    let mut entries = IndexMap::new();
+    let current: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let before: HashMap<&str, &Entry> = old.entries().map(|(n, e)| (n.as_str(), e)).collect();
+    for tool in tools {
+        match before.get(tool.name.as_str()) {
+            Some(e) => {
+                let mut e = (*e).clone();
+                let now = tool.operation();
+                if let Some(before) = &e.operation
+                    && *before != now
+                {
+                    report
+                        .moved
+                        .push((tool.name.clone(), before.clone(), now.clone()));
+                }
+                e.operation = Some(now);
+                report.kept += 1;
+                entries.insert(tool.name.clone(), e);
+            }
+            None => {
+                report.added.push(tool.name.clone());
+                entries.insert(tool.name.clone(), Entry::suggested(tool));
+            }
+        }
+    }
+    let mut removed = old.removed.clone().unwrap_or_default();
+    for (name, e) in old.entries() {
+        if !current.contains(name.as_str()) {
+            report.orphaned.push(name.clone());
+            removed.insert(name.clone(), e.clone());
+        }
+    }
+    let file = HintsFile {
+        tools: Some(entries),
+        removed: (!removed.is_empty()).then_some(removed),
+    };
+    (file, report)
+}
+
+/// Write a hints file as YAML, with each value's suggested reason as a comment. `tools` carry
+/// the suggestions (no file applied), used for the comments.
+pub fn render(file: &HintsFile, tools: &[Tool]) -> String {
+    let mut out = String::from(
+        "# Reviewed MCP tool hints for openapi-mcp. Edit values, then set `reviewed: true`.\n\
+         # Values here win over x-mcp-annotations, which win over the HTTP method table.\n\
+         # Comments show the suggestion and its reason; they are rewritten by `hints --update`.\n",
+    );
+    out.push_str("tools:");
+    let entries: Vec<_> = file.entries().collect();
+    let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    if entries.is_empty() {
+        out.push_str(" {}");
+    }
+    out.push('\n');
+    for (name, e) in entries {
+        let tool = by_name.get(name.as_str()).copied();
+        write_entry(&mut out, name, e, tool);
+    }
+    if let Some(removed) = file.removed.as_ref().filter(|r| !r.is_empty()) {
+        out.push_str(
+            "# Entries whose tool no longer exists. Move one back under `tools:` with the tool's\n\
+             # new name if it was renamed, or delete it. Ignored when hints are applied.\n",
+        );
+        out.push_str("removed:\n");
+        for (name, e) in removed {
+            write_entry(&mut out, name, e, None);
+        }
+    }
+    out
+}
+
+fn write_entry(out: &mut String, name: &str, e: &Entry, tool: Option<&Tool>) {
+    let _ = writeln!(out, "  {}:", yaml_key(name));
+    if let Some(op) = &e.operation {
+        let _ = writeln!(
+            out,
+            "    operation: {}   # informational, to spot renames",
+            quote(op)
+        );
+    }
+    let hints = tool.map(|t| t.hints.entries());
+    let values = [
+        e.read_only_hint,
+        e.destructive_hint,
+        e.idempotent_hint,
+        e.open_world_hint,
+    ];
+    let keys = [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+    for (i, (key, value)) in keys.iter().zip(values).enumerate() {
+        let Some(value) = value else {
+            continue;
+        };
+        let line = format!("    {key}: {value}");
+        match hints.as_ref().map(|h| h[i].1) {
+            Some(h) if h.value == value => {
+                let _ = writeln!(out, "{line:<36}# {}", h.reason);
+            }
+            Some(h) => {
+                let _ = writeln!(out, "{line:<36}# suggested {}: {}", h.value, h.reason);
+            }
+            None => {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    if let Some(t) = &e.title {
+        let _ = writeln!(out, "    title: {}", quote(t));
+    }
+    let _ = writeln!(out, "    reviewed: {}", e.reviewed);
+    if let Some(n) = &e.note {
+        let _ = writeln!(out, "    note: {}", quote(n));
+    }
+}
+
+/// A JSON string is a valid YAML double-quoted scalar.
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Tool names are `[A-Za-z0-9_-]`; quote the ones YAML would read as something other than a string.
+fn yaml_key(name: &str) -> String {
+    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && !matches!(
+            name.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+        );
+    if plain { name.to_string() } else { quote(name) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::suggest::HintSource;
+
+    const SPEC: &str = r#"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {
+        "/orders/{id}/refund": {"post": {"operationId": "refundOrder", "responses": {"200": {"description": "ok"}}}},
+        "/orders": {"get": {"operationId": "listOrders", "responses": {"200": {"description": "ok"}}}}}}"#;
+
+    fn tools() -> Vec<Tool> {
+        crate::convert_str("t.json", SPEC, &crate::Options::default())
+            .unwrap()
+            .tools
+    }
+
+    #[test]
+    fn starter_file_round_trips_with_reasons() {
+        let tools = tools();
+        let (file, report) = update(&HintsFile::default(), &tools);
+        assert_eq!(report.added, ["refund_order", "list_orders"]);
+        let text = render(&file, &tools);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("    readOnlyHint: false"))
+            .unwrap();
+        assert!(line.ends_with("# POST: changes state"), "{text}");
+        assert!(
+            text.contains("operation: \"POST /orders/{id}/refund\""),
+            "{text}"
+        );
+        assert_eq!(HintsFile::parse("h.yaml", &text).unwrap(), file);
+    }
+
+    #[test]
+    fn reviewed_values_win_and_are_marked() {
+        let mut tools = tools();
+        let file = HintsFile::parse(
+            "h.yaml",
+            "tools:\n  refund_order:\n    destructiveHint: true\n    reviewed: true\n    note: cannot be undone\n",
+        )
+        .unwrap();
+        file.apply(&mut tools).unwrap();
+        assert!(tools[0].hints.destructive.value);
+        assert_eq!(tools[0].hints.destructive.source, HintSource::Reviewed);
+        assert_eq!(tools[0].hints.read_only.source, HintSource::Method);
+        assert!(tools[0].review.as_ref().unwrap().reviewed);
+        assert!(tools[1].review.is_none());
+    }
+
+    #[test]
+    fn unknown_tool_is_an_error() {
+        let mut tools = tools();
+        let file = HintsFile::parse("h.yaml", "tools:\n  gone_tool: {reviewed: true}\n").unwrap();
+        let e = file.apply(&mut tools).unwrap_err().to_string();
+        assert!(e.contains("gone_tool"), "{e}");
+    }
+
+    /// A tool given two entries (in `tools` or in `removed`) is an error naming it, in YAML
+    /// and JSON; the same name in both is not (a human re-homing an entry).
+    #[test]
+    fn a_tool_with_two_entries_is_an_error() {
+        for text in [
+            "tools:\n  a: {reviewed: true}\n  b: {}\n  a: {readOnlyHint: true}\n",
+            "removed:\n  a: {}\n  a: {}\n",
+            r#"{"tools": {"a": {"reviewed": true}, "a": {}}}"#,
+        ] {
+            let e = HintsFile::parse("h.yaml", text).unwrap_err().to_string();
+            assert!(e.contains(r#"tool "a" has two entries"#), "{text}: {e}");
+        }
+        let file = HintsFile::parse("h.yaml", "tools:\n  a: {}\nremoved:\n  a: {}\ntools2: 1\n");
+        assert!(file.is_err(), "unknown top-level keys are still refused");
+        let file = HintsFile::parse("h.yaml", "tools:\n  a: {}\nremoved:\n  a: {}\n").unwrap();
+        assert_eq!(file.tools.unwrap().len(), 1);
+        assert_eq!(HintsFile::parse("h.yaml", "tools:\n").unwrap().tools, None);
+    }
+
+    #[test]
+    fn malformed_file_has_line_and_column() {
+        let e = HintsFile::parse("h.yaml", "tools:\n  a:\n    readOnlyHint: maybe\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("h.yaml:3:"), "{e}");
+        let e = HintsFile::parse("h.yaml", "tools:\n  a:\n    readonlyhint: true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn update_keeps_decisions_and_moves_orphans() {
+        let tools = tools();
+        let old = HintsFile::parse(
+            "h.yaml",
+            "tools:\n  refund_order: {destructiveHint: true, reviewed: true, operation: POST /refund}\n  old_tool: {readOnlyHint: true, reviewed: true}\n",
+        )
+        .unwrap();
+        let (new, report) = update(&old, &tools);
+        let kept = &new.tools.as_ref().unwrap()["refund_order"];
+        assert_eq!(kept.destructive_hint, Some(true));
+        assert!(kept.reviewed);
+        assert_eq!(report.added, ["list_orders"]);
+        assert_eq!(report.orphaned, ["old_tool"]);
+        assert_eq!(report.moved.len(), 1);
+        assert!(new.removed.as_ref().unwrap().contains_key("old_tool"));
+        // The orphan survives a round trip and does not break `apply`.
+        let text = render(&new, &tools);
+        let again = HintsFile::parse("h.yaml", &text).unwrap();
+        assert_eq!(again, new);
+        again.apply(&mut tools.clone()).unwrap();
+    }
+
+    #[test]
+    fn odd_names_are_quoted() {
+        assert_eq!(yaml_key("true"), "\"true\"");
+        assert_eq!(yaml_key("123"), "\"123\"");
+        assert_eq!(yaml_key("list_pets"), "list_pets");
+    }
+}

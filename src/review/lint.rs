@@ -1,0 +1,358 @@
+//! Lint: findings about tools — names that contradict their final hints (error), and defects a
+//! reviewer should see (warnings), including tools and lists too large for a model's context.
+//! Reads only the tool model.
+
+use crate::model::Method;
+use crate::tool::Tool;
+use crate::tool::vocab::{self, Effect};
+use serde::Serialize;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Settled by a human review; shown for completeness.
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub tool: String,
+    pub operation: String,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// Rule names.
+pub mod rules {
+    pub const NAME_CONTRADICTS_HINTS: &str = "name-contradicts-hints";
+    pub const UNREVIEWED: &str = "unreviewed";
+    pub const NAME_TRUNCATED: &str = "name-truncated";
+    pub const NAME_COLLISION: &str = "name-collision";
+    pub const NO_DESCRIPTION: &str = "no-description";
+    pub const NO_OUTPUT_SCHEMA: &str = "no-output-schema";
+    pub const PUT_CREATES_IDEMPOTENT: &str = "put-creates-idempotent";
+    pub const TOOL_TOO_LARGE: &str = "tool-too-large";
+    pub const LIST_TOO_LARGE: &str = "list-too-large";
+}
+
+/// The `tool` of a finding about the whole list.
+pub const WHOLE_LIST: &str = "(all tools)";
+
+/// Default size budget of one tool: 32 KiB, about 8,000 tokens at 4 bytes a token.
+pub const DEFAULT_MAX_TOOL_BYTES: usize = 32 * 1024;
+/// Default size budget of the whole list: about 100,000 tokens at 4 bytes a token, half of a
+/// 200k-token context, which clients fill with every listed tool before the conversation starts.
+pub const DEFAULT_MAX_LIST_BYTES: usize = 400_000;
+
+/// What to lint for.
+#[derive(Debug, Clone, Copy)]
+pub struct LintOptions {
+    /// A hints file was given: unreviewed tools are reported.
+    pub expect_review: bool,
+    /// Warn about a tool larger than this many bytes (compact JSON, as a client receives it).
+    pub max_tool_bytes: Option<usize>,
+    /// Warn when the whole list is larger than this many bytes.
+    pub max_list_bytes: Option<usize>,
+}
+
+impl Default for LintOptions {
+    fn default() -> Self {
+        LintOptions {
+            expect_review: false,
+            max_tool_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
+            max_list_bytes: Some(DEFAULT_MAX_LIST_BYTES),
+        }
+    }
+}
+
+/// Lint every tool; findings in tool order, errors first within a tool, then the findings about
+/// the whole list.
+pub fn lint(tools: &[Tool], options: LintOptions) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    for t in tools {
+        let mut found = Vec::new();
+        contradictions(t, &mut found);
+        warnings(t, options, &mut found);
+        let size = crate::output::emit::tool_size(t);
+        total += size;
+        if let Some(max) = options.max_tool_bytes.filter(|&max| size > max) {
+            found.push(finding(
+                t,
+                rules::TOOL_TOO_LARGE,
+                Severity::Warning,
+                format!(
+                    "{} bytes (about {} tokens), over the budget of {max}; every request carries it: \
+                     consider a smaller --schema-budget or --no-output-schema",
+                    size,
+                    size / 4
+                ),
+            ));
+        }
+        found.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        out.extend(found);
+    }
+    let total = total + crate::output::emit::frame_size(tools.len());
+    if let Some(max) = options.max_list_bytes.filter(|&max| total > max) {
+        out.push(Finding {
+            tool: WHOLE_LIST.into(),
+            operation: String::new(),
+            rule: rules::LIST_TOO_LARGE,
+            severity: Severity::Warning,
+            message: format!(
+                "the {} tools take {total} bytes (about {} tokens), over the budget of {max}; \
+                 a client puts every listed tool in the model's context: select fewer \
+                 (--include-tag, --include-path, --methods) or cut schemas (--schema-budget, \
+                 --no-output-schema)",
+                tools.len(),
+                total / 4
+            ),
+        });
+    }
+    out
+}
+
+fn finding(t: &Tool, rule: &'static str, severity: Severity, message: String) -> Finding {
+    Finding {
+        tool: t.name.clone(),
+        operation: t.operation(),
+        rule,
+        severity,
+        message,
+    }
+}
+
+/// The "name contradicts hints" family: one finding per tool at most.
+fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
+    let from_name = vocab::name_verb_with_confidence(&t.name);
+    let (verb, effect, source, confidence) = match from_name {
+        Some((v, e, c)) => (v, e, "name", c),
+        None => match t.origin.summary.as_deref().and_then(vocab::summary_verb) {
+            Some((v, e)) => (v, e, "summary", vocab::Confidence::Sure),
+            None => return,
+        },
+    };
+    let h = &t.hints;
+    let (ro, destructive) = (h.read_only.value, h.destructive.value);
+    let problem = match effect {
+        Effect::Destroys if ro => Some(format!(
+            "`{verb}` in the {source} says it changes data, but readOnlyHint is true"
+        )),
+        Effect::Destroys if !destructive => Some(format!(
+            "`{verb}` in the {source} says it removes or irreversibly changes data, but destructiveHint is false"
+        )),
+        Effect::Writes | Effect::Creates if ro => Some(format!(
+            "`{verb}` in the {source} says it changes state, but readOnlyHint is true"
+        )),
+        Effect::Reads if !ro => Some(format!(
+            "`{verb}` in the {source} says it only reads, but readOnlyHint is false"
+        )),
+        Effect::Reads if destructive => Some(format!(
+            "`{verb}` in the {source} says it only reads, but destructiveHint is true"
+        )),
+        _ => None,
+    };
+    let Some(message) = problem else {
+        return;
+    };
+    let settled = t.review.as_ref().is_some_and(|r| r.reviewed);
+    let (severity, message) = if settled {
+        (Severity::Info, format!("{message} (settled: reviewed)"))
+    } else if confidence == vocab::Confidence::Possible {
+        (
+            Severity::Warning,
+            format!(
+                "{message} (the verb stands inside the name, so this may be a noun phrase); check the hints"
+            ),
+        )
+    } else {
+        (
+            Severity::Error,
+            format!("{message}; fix the hints or review them in the hints file"),
+        )
+    };
+    out.push(finding(t, rules::NAME_CONTRADICTS_HINTS, severity, message));
+}
+
+fn warnings(t: &Tool, options: LintOptions, out: &mut Vec<Finding>) {
+    use Severity::Warning;
+    if options.expect_review && !t.review.as_ref().is_some_and(|r| r.reviewed) {
+        let why = if t.review.is_some() {
+            "not marked `reviewed: true`"
+        } else {
+            "no entry in the hints file"
+        };
+        out.push(finding(
+            t,
+            rules::UNREVIEWED,
+            Warning,
+            format!("hints not reviewed: {why}"),
+        ));
+    }
+    let n = &t.origin.naming;
+    if n.truncated {
+        out.push(finding(
+            t,
+            rules::NAME_TRUNCATED,
+            Warning,
+            format!(
+                "name cut to fit the length limit (wanted `{}`, {} characters)",
+                n.wanted,
+                n.wanted.len()
+            ),
+        ));
+    }
+    if n.collided {
+        out.push(finding(
+            t,
+            rules::NAME_COLLISION,
+            Warning,
+            format!(
+                "another operation also wanted the name `{}`; a hash suffix tells them apart",
+                n.wanted
+            ),
+        ));
+    }
+    if !t.origin.described {
+        out.push(finding(
+            t,
+            rules::NO_DESCRIPTION,
+            Warning,
+            "the operation has no summary or description; the model only sees the method and path"
+                .into(),
+        ));
+    }
+    if t.output_schema.is_none() {
+        let safe = matches!(t.call.method, Method::Get | Method::Query);
+        if !t.origin.has_success {
+            out.push(finding(
+                t,
+                rules::NO_OUTPUT_SCHEMA,
+                Warning,
+                "the operation declares no 2xx response".into(),
+            ));
+        } else if safe {
+            out.push(finding(
+                t,
+                rules::NO_OUTPUT_SCHEMA,
+                Warning,
+                "the success response has no JSON schema, so the tool has no outputSchema".into(),
+            ));
+        }
+    }
+    if t.call.method == Method::Put
+        && t.hints.idempotent.value
+        && matches!(vocab::name_verb(&t.name), Some((_, Effect::Creates)))
+    {
+        out.push(finding(
+            t,
+            rules::PUT_CREATES_IDEMPOTENT,
+            Warning,
+            "a PUT whose name says it creates is marked idempotent; repeating it may create twice if the server assigns ids".into(),
+        ));
+    }
+}
+
+/// `severity tool rule: message`, one finding a line.
+pub fn render_text(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out.push_str(&format!(
+            "{} {} {}: {}\n",
+            f.severity.as_str(),
+            f.tool,
+            f.rule,
+            f.message
+        ));
+    }
+    out
+}
+
+/// A JSON array of findings.
+pub fn render_json(findings: &[Finding]) -> String {
+    let mut s = serde_json::to_string_pretty(findings).unwrap_or_else(|_| "[]".into());
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(ops: &[(&str, &str, &str)]) -> String {
+        let mut paths = serde_json::Map::new();
+        for (i, (method, id, _)) in ops.iter().enumerate() {
+            paths.insert(
+                format!("/p{i}"),
+                serde_json::json!({ *method: {"operationId": id, "summary": "s", "responses": {"200": {"description": "ok",
+                    "content": {"application/json": {"schema": {"type": "object"}}}}}}}),
+            );
+        }
+        serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}).to_string()
+    }
+
+    fn errors(ops: &[(&str, &str, &str)]) -> Vec<String> {
+        let tools = crate::convert_str("t.json", &spec(ops), &crate::Options::default())
+            .unwrap()
+            .tools;
+        lint(&tools, LintOptions::default())
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.tool)
+            .collect()
+    }
+
+    #[test]
+    fn catches_contradicting_names() {
+        let bad = [
+            ("post", "refundOrder", ""),
+            ("post", "cancelOrder", ""),
+            ("post", "revokeToken", ""),
+            ("post", "deleteUser", ""),
+            ("post", "searchOrders", ""),
+            ("get", "logout", ""),
+            ("put", "getReport", ""),
+        ];
+        assert_eq!(
+            errors(&bad),
+            [
+                "refund_order",
+                "cancel_order",
+                "revoke_token",
+                "delete_user",
+                "search_orders",
+                "logout",
+                "get_report"
+            ]
+        );
+    }
+
+    #[test]
+    fn quiet_on_consistent_names() {
+        let good = [
+            ("get", "listOrders", ""),
+            ("post", "createOrder", ""),
+            ("delete", "deleteOrder", ""),
+            ("delete", "purgeCache", ""),
+            ("patch", "updateWidget", ""),
+            ("put", "archiveAccount", ""),
+            ("post", "sendEmail", ""),
+        ];
+        assert!(errors(&good).is_empty(), "{:?}", errors(&good));
+    }
+}
