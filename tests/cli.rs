@@ -755,3 +755,54 @@ fn output_into_a_missing_folder_names_it() {
         )))
         .stderr(predicate::str::contains(".openapi-mcp-").not());
 }
+
+/// The README's layout names every source file (by its path under `src/`, by its name under its
+/// folder's line, or in a nested folder by its stem), and every `.rs` name it lists is a file.
+#[test]
+fn readme_layout_names_every_source_file() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let layout = readme
+        .split("## Layout\n")
+        .nth(1)
+        .and_then(|s| s.split("```text\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("a layout block");
+    let src = common::root().join("src");
+    let mut files = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path.strip_prefix(&src).unwrap().to_path_buf());
+            }
+        }
+    }
+    for file in &files {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let folder = file.parent().unwrap().to_str().unwrap();
+        let named = if folder.is_empty() {
+            layout.contains(&format!("src/{name}"))
+        } else {
+            // Under its folder's line: by name, or in a nested folder's list by stem.
+            let top = folder.split('/').next().unwrap();
+            let stem = name.trim_end_matches(".rs");
+            let nested = folder.contains('/') && layout.contains(stem);
+            layout.contains(&format!("src/{top}/")) && (layout.contains(name) || nested)
+        };
+        assert!(named, "README layout does not name src/{}", file.display());
+    }
+    for word in layout.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')') {
+        if let Some(name) = word.strip_suffix(".rs") {
+            let name = format!("{}.rs", name.trim_start_matches("src/"));
+            assert!(
+                files
+                    .iter()
+                    .any(|f| f.ends_with(&name) || f.to_str() == Some(&name)),
+                "README layout names {name}, which is not in src/"
+            );
+        }
+    }
+}

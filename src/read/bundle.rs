@@ -32,6 +32,14 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
         queue: Vec::new(),
         files: Vec::new(),
     };
+    // Every reference local: nothing to join (the common case, found without the rewriting walk).
+    if root.is_object()
+        && super::references::distinct_references(&root)
+            .iter()
+            .all(|r| r.is_empty() || r.starts_with('#'))
+    {
+        return Ok(root);
+    }
     // References back into the root document become plain local references.
     if let Ok(canonical) = root_path.canonicalize() {
         b.keys.insert(canonical, String::new());

@@ -15,6 +15,7 @@ pub mod bundle;
 pub mod file;
 mod json;
 pub mod pointer;
+pub mod references;
 pub mod swagger;
 mod yaml;
 

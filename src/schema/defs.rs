@@ -72,7 +72,7 @@ impl Clashes {
     /// The clashing names among every local reference in `root` (`$ref` strings and
     /// discriminator `mapping` values: what conversion can register, and perhaps more).
     pub(super) fn of(root: &Value) -> Clashes {
-        let pointers: FxHashSet<String> = super::distinct_references(root)
+        let pointers: FxHashSet<String> = crate::read::references::distinct_references(root)
             .into_iter()
             .filter(|r| r.starts_with('#'))
             .map(pointer::canonical)

@@ -27,13 +27,11 @@ mod keywords;
 mod limits;
 mod output;
 mod pattern;
-mod references;
 mod values;
 
 pub use defs::{key_safe, stable_hash};
 pub use limits::{Limits, json_size};
 pub use output::Schema;
-pub(crate) use references::distinct_references;
 
 use crate::error::{Error, Result};
 use crate::read::pointer as refs;

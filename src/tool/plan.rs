@@ -110,12 +110,19 @@ impl<'d> Plan<'d> {
             )));
         }
         let filter = options.filter.compile();
-        // Each kept operation's wanted name, worked out by the thread that reads it.
-        let (api, wanted) = model::read_with(doc, |op| {
-            let identity = op.identity();
-            let keeps = filter.as_ref().map_or(true, |f| f.keeps(&identity));
-            keeps.then(|| wanted(&identity, options))
-        })?;
+        // Each kept operation's wanted name, worked out by the thread that reads it; the
+        // definitions' names meanwhile.
+        let (read, registry) = rayon::join(
+            || {
+                model::read_with(doc, |op| {
+                    let identity = op.identity();
+                    let keeps = filter.as_ref().map_or(true, |f| f.keeps(&identity));
+                    keeps.then(|| wanted(&identity, options))
+                })
+            },
+            || Registry::new(&doc.root),
+        );
+        let (api, wanted) = read?;
         filter?;
         let (kept, wanted): (Vec<usize>, Vec<(String, String)>) = wanted
             .into_iter()
@@ -134,7 +141,7 @@ impl<'d> Plan<'d> {
             hints,
             api,
             selected: kept.into_iter().zip(names).collect(),
-            registry: Arc::new(Mutex::new(Registry::new(&doc.root))),
+            registry: Arc::new(Mutex::new(registry)),
         })
     }
 

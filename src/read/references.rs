@@ -1,11 +1,11 @@
-//! Reference finding: every `$ref` string and discriminator `mapping` value in a tree, one at a
-//! time or as the set of distinct ones.
+//! References: every `$ref` string and discriminator `mapping` value in a tree, one at a time or
+//! as the set of distinct ones.
 
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 /// Call `f` with every `$ref` string and discriminator `mapping` value in `root`.
-pub(crate) fn each_reference<'v>(root: &'v Value, mut f: impl FnMut(&'v str)) {
+pub fn each_reference<'v>(root: &'v Value, mut f: impl FnMut(&'v str)) {
     let mut stack = vec![root];
     while let Some(v) = stack.pop() {
         match v {
@@ -38,13 +38,46 @@ fn member_references<'v>(key: &str, value: &'v Value, f: &mut impl FnMut(&'v str
     }
 }
 
-/// The distinct references in `root` (as [`each_reference`] finds them).
-pub(crate) fn distinct_references(root: &Value) -> FxHashSet<&str> {
+/// The distinct references in `root` (as [`each_reference`] finds them), the tree walked in
+/// parts on the thread pool: the members of the top-level object and of its members.
+pub fn distinct_references(root: &Value) -> FxHashSet<&str> {
+    use rayon::prelude::*;
     let mut found = FxHashSet::default();
-    each_reference(root, |r| {
+    let mut add = |r| {
         found.insert(r);
-    });
-    found
+    };
+    let mut parts: Vec<&Value> = Vec::new();
+    match root {
+        Value::Object(top) => {
+            for (key, member) in top {
+                member_references(key, member, &mut add);
+                match member {
+                    Value::Object(m) => {
+                        for (key, x) in m {
+                            member_references(key, x, &mut add);
+                            parts.push(x);
+                        }
+                    }
+                    other => parts.push(other),
+                }
+            }
+        }
+        other => parts.push(other),
+    }
+    parts
+        .par_iter()
+        .fold(FxHashSet::default, |mut set, part| {
+            each_reference(part, |r| {
+                set.insert(r);
+            });
+            set
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(found, |mut all, set| {
+            all.extend(set);
+            all
+        })
 }
 
 #[cfg(test)]
