@@ -430,7 +430,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
         0
     };
     // The process ends here: freeing the document (millions of small allocations for a large
-    // spec, 10% of the run time for Microsoft Graph) would only delay the exit.
+    // spec) would only delay the exit.
     std::mem::forget(doc);
     Ok(status)
 }

@@ -5,10 +5,8 @@ mod cli;
 use clap::Parser;
 
 /// mimalloc instead of the system allocator: a conversion allocates and frees millions of small
-/// nodes on several threads, and with glibc's allocator 30% of its time went to `malloc` and
-/// `free` (Microsoft Graph v1: 264-278 ms with glibc, 206-209 ms with mimalloc, the same output).
-/// Transparent huge pages are off (the `no_thp` feature): they raised Graph beta's peak memory
-/// from 164 to 227 MiB. See README, "Speed".
+/// nodes on several threads, which glibc's allocator does markedly slower. Transparent huge pages
+/// are off (the `no_thp` feature), which raised peak memory. See README, "Speed".
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -140,11 +140,9 @@ impl AtomicFile {
             return Ok(Written::Unchanged);
         }
         // No `fsync`: the rename keeps readers from ever seeing a partial file, and output that a
-        // run can regenerate is not worth flushing to disk (seconds for 200 MB on a slow disk).
-        // Not done either: exchanging the two files (`renameat2` with `RENAME_EXCHANGE`) and
-        // unlinking the old one. For 111 MB on ext4 that took 23 ms against the rename's 67-72,
-        // but it skips the writeback ext4 starts when a file is renamed over another, which is
-        // what keeps the old or the new content (not an empty file) across a power loss.
+        // run can regenerate is not worth flushing to disk. A rename (not an exchange of the two
+        // files) also gets ext4's writeback on replace, which keeps the old or the new content,
+        // not an empty file, across a power loss.
         self.tmp.persist(&path).map_err(|e| io(e.error))?;
         Ok(Written::Replaced)
     }
@@ -163,8 +161,7 @@ pub enum Written {
 /// replaced) and writes nothing while the two agree. At the first difference it copies the
 /// agreed part from `old` into `tmp` and writes through from then on. Replacing a file costs
 /// more than writing it on ext4 (the rename starts the new file's writeback and frees the old
-/// one's pages: 13 ms of Kubernetes' 45 ms conversion), and regenerating unchanged output is
-/// the common case in a build.
+/// one's pages), and regenerating unchanged output is the common case in a build.
 struct SameAs<'f> {
     /// The old file, read along while the content still agrees with it.
     old: Option<std::io::BufReader<std::fs::File>>,

@@ -83,7 +83,7 @@ impl Converter<'_> {
     /// Every definition `refs` reach, when their size fits in `room`: what the walk in
     /// [`Converter::finish`] keeps when it cuts nothing (it cuts nothing exactly when they all
     /// fit). Remembered for the set of `refs`, so that the next schema reaching from the same
-    /// definitions (Kubernetes: most of a resource's operations) does not walk them again. The
+    /// definitions (often most of a resource's operations) does not walk them again. The
     /// first time, they are walked in the order `finish` would walk them, converting each as
     /// it is met; the walk stops as soon as their size passes `room` (`finish` then walks
     /// again, meeting the same definitions first), so that no definition is converted that

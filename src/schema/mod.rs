@@ -58,9 +58,8 @@ pub struct Converted {
     /// Compact JSON size of `value` in bytes (set for cached definitions).
     pub size: usize,
     /// `value` as compact JSON, rendered when a shared definition is converted (else on first
-    /// use): a definition is shared by many tools
-    /// (Microsoft Graph beta: 3,814 distinct definitions make up 83% of 214 MB of output), so
-    /// `--format json` renders each once and copies the text.
+    /// use): a definition is shared by many tools, and shared definitions are most of a large
+    /// tools list, so `--format json` renders each once and copies the text.
     compact: OnceLock<Box<str>>,
 }
 
@@ -111,14 +110,14 @@ pub struct Converter<'a> {
     /// Size and depth limits for each finished schema.
     pub limits: Limits,
     registry: Arc<Mutex<Registry>>,
-    /// The definitions this converter has taken from the registry, so that a tool's `$defs`
-    /// (Kubernetes: 13 a tool) are found without taking the shared lock again.
+    /// The definitions this converter has taken from the registry, so that a tool's `$defs` are
+    /// found without taking the shared lock again.
     seen: FxHashMap<(usize, Direction), Arc<Converted>>,
     regexes: HashMap<String, bool>,
     /// Stubs of definitions cut by a limit, by (id, direction, cut by depth rather than size).
     stubs: FxHashMap<(usize, Direction, bool), Arc<Converted>>,
     /// What each set of definitions (sorted, by direction) reaches, for schemas that reach the
-    /// same ones (Kubernetes: 845 tools, 13 definitions a tool); see `limits`.
+    /// same ones; see `limits`.
     reached: [FxHashMap<Box<[usize]>, limits::Reach>; 2],
     /// The references this converter has registered, as written, with their definitions' ids
     /// and names: registered again without the shared lock (nothing in the registry changes
@@ -323,8 +322,7 @@ impl<'a> Converter<'a> {
         let c = Arc::new(c);
         let mut registry = self.registry();
         // With no property marked `readOnly` or `writeOnly`, the direction changes nothing: the
-        // other direction's conversion would be the same, so it is not made (Kubernetes:
-        // most definitions are both sent and received).
+        // other direction's conversion would be the same, so it is not made.
         if !sided {
             let other = match dir {
                 Direction::Input => Direction::Output,

@@ -492,7 +492,7 @@ fn object_properties(root: &mut Value) {
 }
 
 /// `base` followed by `parts`, in one allocation (a JSON pointer for messages, made for every
-/// parameter of every tool: `format!` cost 2% of a Kubernetes conversion).
+/// parameter of every tool).
 fn joined(base: &str, parts: &[&str]) -> String {
     let mut out = String::with_capacity(base.len() + parts.iter().map(|p| p.len()).sum::<usize>());
     out.push_str(base);
