@@ -53,6 +53,8 @@ pub struct HintsArgs {
     pub update: Option<PathBuf>,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Debug, Args)]
@@ -70,6 +72,8 @@ pub struct LintArgs {
     pub budgets: BudgetArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// Size budgets for `lint` and `review`.
@@ -112,6 +116,8 @@ pub struct ReviewArgs {
     pub budgets: BudgetArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Debug, Args)]
@@ -147,6 +153,8 @@ pub struct ConvertArgs {
     pub threads: Option<u16>,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// `openapi-mcp serve` arguments.
@@ -172,8 +180,22 @@ pub struct ServeArgs {
     /// duration.
     #[arg(long)]
     pub verbose: bool,
+    /// Treat the `--header` of this name as a credential: its value is masked as `***` in
+    /// results and logs (repeatable). `Authorization`, `Proxy-Authorization`, `Cookie` and names
+    /// containing key, token, secret, auth, session or password always are.
+    #[arg(long, value_name = "NAME")]
+    pub secret_header: Vec<String>,
+    /// Tool calls sent at the same time at most; further calls wait their turn.
+    #[arg(long, value_name = "N", default_value_t = openapi_mcp::serve::DEFAULT_MAX_CALLS as u16, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_calls: u16,
+    /// Answer `tools/list` in pages of N tools (with `nextCursor`); default: all tools in one
+    /// answer, since some clients read only the first page.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page_size: Option<u32>,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[cfg(feature = "serve")]
@@ -186,9 +208,22 @@ impl ServeArgs {
             headers: self.headers.clone(),
             timeout: self.timeout,
             verbose: self.verbose,
+            secret_headers: self.secret_header.clone(),
+            max_calls: usize::from(self.max_calls),
+            page_size: self.page_size.map(|n| n as usize),
+            ref_root: self.read.ref_root.clone(),
             conversion: self.select.options(),
         }
     }
+}
+
+/// How every command reads the document.
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
+    /// Let file `$ref`s reach any file under DIR (default: only the document's own folder and
+    /// below). Absolute references and anything but regular files are always refused.
+    #[arg(long, value_name = "DIR")]
+    pub ref_root: Option<PathBuf>,
 }
 
 /// Options shared by every command that builds tools.
@@ -315,12 +350,12 @@ fn read_spec(spec: &str) -> Result<(String, Vec<u8>)> {
 }
 
 /// Read SPEC (`-` is standard input) into a document.
-fn read_document(spec: &str) -> Result<Document> {
+fn read_document(spec: &str, read: &ReadArgs) -> Result<Document> {
     if spec == "-" {
         let (name, bytes) = read_spec(spec)?;
         read::parse(&name, &bytes)
     } else {
-        read::load_file(Path::new(spec))
+        read::load_file_in(Path::new(spec), read.ref_root.as_deref())
     }
 }
 
@@ -393,7 +428,7 @@ fn convert(args: &ConvertArgs) -> Result<i32> {
     options.letter_first |= shape == Shape::Gemini;
     let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
     let whole = args.check || format != Format::Json;
-    let doc = read_document(&args.spec)?;
+    let doc = read_document(&args.spec, &args.read)?;
     let status = if whole {
         // The whole list is needed: to compare it, or to indent it.
         let conversion = convert_loaded(&doc, &options, hints.as_ref())?;
@@ -460,7 +495,11 @@ fn hints(args: &HintsArgs) -> Result<i32> {
     {
         refuse_overwriting(out, std::iter::once(Path::new(&args.spec)))?;
     }
-    let conversion = convert_loaded(&read_document(&args.spec)?, &args.select.options(), None)?;
+    let conversion = convert_loaded(
+        &read_document(&args.spec, &args.read)?,
+        &args.select.options(),
+        None,
+    )?;
     let old = match &args.update {
         Some(path) => review::HintsFile::load(path)?,
         None => review::HintsFile::default(),
@@ -506,6 +545,7 @@ fn hints(args: &HintsArgs) -> Result<i32> {
 fn tools_for_review(
     spec: &str,
     select: &SelectArgs,
+    read: &ReadArgs,
     hints: Option<&Path>,
 ) -> Result<(String, Vec<openapi_mcp::Tool>)> {
     let (name, bytes) = read_spec(spec)?;
@@ -516,7 +556,7 @@ fn tools_for_review(
         let tree = if spec == "-" {
             tree
         } else {
-            read::bundle::bundle(Path::new(spec), tree)?
+            read::bundle::bundle(Path::new(spec), tree, read.ref_root.as_deref())?
         };
         let doc = read::from_tree(&name, tree)?;
         let conversion = openapi_mcp::convert_document(&doc, &select.options())?;
@@ -529,7 +569,7 @@ fn tools_for_review(
 }
 
 fn lint(args: &LintArgs) -> Result<i32> {
-    let (_, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
+    let (_, tools) = tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
     let options = args.budgets.lint_options(args.hints.is_some());
     let findings = lint::lint(&tools, options);
     print(&match args.format {
@@ -541,7 +581,8 @@ fn lint(args: &LintArgs) -> Result<i32> {
 }
 
 fn review(args: &ReviewArgs) -> Result<i32> {
-    let (title, tools) = tools_for_review(&args.spec, &args.select, args.hints.as_deref())?;
+    let (title, tools) =
+        tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
     let options = args.budgets.lint_options(args.hints.is_some());
     let findings = lint::lint(&tools, options);
     print(&review::report::render(&title, &tools, &findings))?;

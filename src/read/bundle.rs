@@ -6,7 +6,10 @@
 //! becomes a local pointer there (`#/$bundle/schemas~1pet.yaml/Pet`). References inside a
 //! referenced file are resolved relative to *that* file. Cycles across files are fine, since only
 //! reference strings are rewritten. Remote (`http://`, `https://`) references are refused: there is
-//! no network access.
+//! no network access. So are absolute file references, references outside the allowed folder (the
+//! root document's, unless the caller widens it: `--ref-root`) and anything but a regular file
+//! (`/proc`, devices, FIFOs): a document may be a third party's, and its `$ref`s must not pull
+//! local files into the tools.
 
 use super::pointer::escape_token;
 use crate::error::{Error, Result};
@@ -19,15 +22,25 @@ pub const BUNDLE_KEY: &str = "$bundle";
 /// At most this many files are joined.
 const MAX_FILES: usize = 1000;
 
-/// Resolve the external references of `root` (read from `root_path`) in place.
-pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
+/// Resolve the external references of `root` (read from `root_path`) in place. Referenced files
+/// must lie under `allowed` (default: the folder of `root_path`).
+pub fn bundle(root_path: &Path, mut root: Value, allowed: Option<&Path>) -> Result<Value> {
     let root_file = root_path.display().to_string();
     let base = root_path
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
+    let root_dir = base.canonicalize().unwrap_or(base.clone());
+    let allowed = match allowed {
+        Some(dir) => dir.canonicalize().map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?,
+        None => root_dir.clone(),
+    };
     let mut b = Bundler {
-        root_dir: base.canonicalize().unwrap_or(base.clone()),
+        root_dir,
+        allowed,
         keys: HashMap::new(),
         queue: Vec::new(),
         files: Vec::new(),
@@ -73,6 +86,8 @@ pub fn bundle(root_path: &Path, mut root: Value) -> Result<Value> {
 
 struct Bundler {
     root_dir: PathBuf,
+    /// Every referenced file must be under this folder (canonical).
+    allowed: PathBuf,
     /// Canonical path -> key under `$bundle`.
     keys: HashMap<PathBuf, String>,
     /// Files still to read: (key, path).
@@ -163,6 +178,18 @@ impl Bundler {
                 format!("remote `$ref`s are not fetched (no network access): {r}"),
             ));
         }
+        if Path::new(location).has_root()
+            || location.starts_with(['/', '\\'])
+            || has_drive(location)
+        {
+            return Err(Error::at(
+                file,
+                &pointer(),
+                format!(
+                    "absolute file `$ref`s are refused (write it relative to the document): {r}"
+                ),
+            ));
+        }
         let joined = dir.join(location);
         let canonical = joined.canonicalize().map_err(|e| {
             Error::at(
@@ -171,6 +198,23 @@ impl Bundler {
                 format!("`$ref` to a missing file: {r} ({}: {e})", joined.display()),
             )
         })?;
+        if !canonical.starts_with(&self.allowed) {
+            return Err(Error::at(
+                file,
+                &pointer(),
+                format!(
+                    "`$ref` to a file outside {} is refused (pass --ref-root DIR to allow a wider folder): {r}",
+                    self.allowed.display()
+                ),
+            ));
+        }
+        if !std::fs::metadata(&canonical).is_ok_and(|m| m.is_file()) {
+            return Err(Error::at(
+                file,
+                &pointer(),
+                format!("`$ref` to something that is not a regular file: {r}"),
+            ));
+        }
         let key = match self.keys.get(&canonical) {
             Some(k) if k.is_empty() => return Ok(Some(format!("#{fragment}"))),
             Some(k) => k.clone(),
@@ -196,6 +240,12 @@ impl Bundler {
     }
 }
 
+/// `C:...`: a Windows drive, absolute or relative to that drive's folder.
+fn has_drive(location: &str) -> bool {
+    let b = location.as_bytes();
+    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,7 +266,7 @@ mod tests {
         .unwrap();
         let root =
             serde_json::json!({"a": {"$ref": "schemas/pet.yaml#/Pet"}, "b": {"$ref": "#/a"}});
-        let out = bundle(&dir.path().join("api.yaml"), root).unwrap();
+        let out = bundle(&dir.path().join("api.yaml"), root, None).unwrap();
         assert_eq!(out["a"]["$ref"], "#/$bundle/schemas~1pet.yaml/Pet");
         assert_eq!(out["b"]["$ref"], "#/a");
         let pet = &out["$bundle"]["schemas/pet.yaml"]["Pet"];
@@ -240,17 +290,63 @@ mod tests {
         let e = bundle(
             &dir.path().join("api.yaml"),
             serde_json::json!({"a": {"$ref": "nope.yaml"}}),
+            None,
         )
         .unwrap_err();
         assert!(e.to_string().contains("missing file: nope.yaml"), "{e}");
         let e = bundle(
             &dir.path().join("api.yaml"),
             serde_json::json!({"a": {"$ref": "https://x/y.yaml"}}),
+            None,
         )
         .unwrap_err();
         assert!(
             e.to_string().contains("remote `$ref`s are not fetched"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn files_outside_the_folder_are_refused_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("api")).unwrap();
+        std::fs::create_dir_all(dir.path().join("common")).unwrap();
+        std::fs::write(dir.path().join("common/s.yaml"), "type: string\n").unwrap();
+        let root = dir.path().join("api/openapi.yaml");
+        let tree = || serde_json::json!({"a": {"$ref": "../common/s.yaml"}});
+        let e = bundle(&root, tree(), None).unwrap_err().to_string();
+        assert!(e.contains("outside") && e.contains("--ref-root"), "{e}");
+        let out = bundle(&root, tree(), Some(dir.path())).unwrap();
+        let bundled = out["$bundle"].as_object().unwrap();
+        assert_eq!(bundled.values().next().unwrap()["type"], "string");
+        // A path that climbs out and back in stays allowed.
+        let back = serde_json::json!({"a": {"$ref": "../api/../api/x.yaml"}});
+        std::fs::write(dir.path().join("api/x.yaml"), "type: integer\n").unwrap();
+        assert!(bundle(&root, back, None).is_ok());
+        let absolute = dir.path().join("common/s.yaml").display().to_string();
+        for r in [absolute.as_str(), "/etc/hostname", "C:/x.yaml"] {
+            let e = bundle(
+                &root,
+                serde_json::json!({"a": {"$ref": r}}),
+                Some(dir.path()),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("absolute file `$ref`s are refused"), "{r}: {e}");
+        }
+        // Not a regular file: a folder, and (on Unix) a FIFO.
+        std::fs::create_dir(dir.path().join("api/sub")).unwrap();
+        let e = bundle(&root, serde_json::json!({"a": {"$ref": "sub"}}), None).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("api/pipe");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let e =
+                    bundle(&root, serde_json::json!({"a": {"$ref": "pipe"}}), None).unwrap_err();
+                assert!(e.to_string().contains("not a regular file"), "{e}");
+            }
+        }
     }
 }

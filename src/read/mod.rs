@@ -62,8 +62,18 @@ impl Document {
     }
 }
 
-/// Read a document from a file, joining the files its relative `$ref`s reach (see [`bundle`]).
+/// Read a document from a file, joining the files its relative `$ref`s reach (see [`bundle`]);
+/// they must be in the document's folder or below it.
 pub fn load_file(path: &std::path::Path) -> Result<Document> {
+    load_file_in(path, None)
+}
+
+/// [`load_file`], with the referenced files allowed anywhere under `ref_root` (`None`: the
+/// document's folder).
+pub fn load_file_in(
+    path: &std::path::Path,
+    ref_root: Option<&std::path::Path>,
+) -> Result<Document> {
     let bytes = file::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -71,7 +81,7 @@ pub fn load_file(path: &std::path::Path) -> Result<Document> {
     let name = path.display().to_string();
     let root = parse_tree(&name, &bytes)?;
     drop(bytes);
-    let root = bundle::bundle(path, root)?;
+    let root = bundle::bundle(path, root, ref_root)?;
     from_tree(&name, root)
 }
 

@@ -37,6 +37,8 @@ pub struct Auth {
     found: Vec<(String, Vec<Credential>)>,
     /// Lines for standard error at startup (variable names only, never values).
     pub notes: Vec<String>,
+    /// The variables whose credential is shorter than [`SHORT_SECRET`].
+    pub short: Vec<String>,
 }
 
 /// The document's security declarations: `components.securitySchemes`, the top-level `security`.
@@ -162,6 +164,13 @@ impl Auth {
             };
             match found {
                 Some((var, creds)) => {
+                    let material = creds.iter().filter_map(|c| c.raw.last());
+                    if material
+                        .into_iter()
+                        .any(|m| m.chars().count() < SHORT_SECRET)
+                    {
+                        auth.short.push(var.clone());
+                    }
                     auth.notes
                         .push(format!("security scheme {name:?}: credentials from {var}"));
                     auth.found.push((name.clone(), creds));
@@ -199,7 +208,7 @@ impl Auth {
             .unwrap_or_default()
     }
 
-    /// Every secret value known, for redaction.
+    /// Every secret value found, for redaction.
     pub fn secrets(&self) -> Vec<String> {
         self.found
             .iter()
@@ -220,8 +229,14 @@ fn authorization(value: String, raw: Vec<String>) -> Credential {
 }
 
 /// Put the credentials into `request`. A header already set by `--header` wins over a
-/// credential of the same name; a credential wins over an argument.
+/// credential of the same name; a credential wins over an argument, and so does a cookie named
+/// in a `--header 'Cookie: ...'`.
 pub fn apply(request: &mut Prepared, creds: &[Credential], fixed_headers: &[(String, String)]) {
+    for (name, value) in fixed_headers {
+        if name.eq_ignore_ascii_case("cookie") {
+            request.drop_cookies_named_in(value);
+        }
+    }
     for c in creds {
         match c.place {
             Place::Header => {
@@ -238,17 +253,167 @@ pub fn apply(request: &mut Prepared, creds: &[Credential], fixed_headers: &[(Str
     }
 }
 
-/// Replace every occurrence of a secret in `text` by `***`.
-pub fn redact(text: &str, secrets: &[String]) -> String {
-    let mut sorted: Vec<&String> = secrets.iter().collect();
-    sorted.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let mut out = text.to_string();
-    for s in sorted {
-        if s.len() >= 4 {
-            out = out.replace(s.as_str(), "***");
-        }
+/// Whether a `--header` of this name carries a credential: `Authorization`,
+/// `Proxy-Authorization`, `Cookie`, a name containing `key`, `token`, `secret`, `auth`, `session`
+/// or `password`, or one named with `--secret-header`.
+pub fn is_secret_header(name: &str, marked: &[String]) -> bool {
+    let lower = name.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "authorization" | "proxy-authorization" | "cookie"
+    ) || ["key", "token", "secret", "auth", "session", "password"]
+        .iter()
+        .any(|w| lower.contains(w))
+        || marked.iter().any(|m| m.eq_ignore_ascii_case(name))
+}
+
+/// The secret material of a `--header` value: the whole value, the part after an
+/// authentication scheme word (`Bearer abc` -> `abc`), and for `Cookie` each cookie's value.
+pub fn header_secrets(name: &str, value: &str) -> Vec<String> {
+    let mut out = vec![value.to_string()];
+    if name.eq_ignore_ascii_case("cookie") {
+        out.extend(
+            value
+                .split(';')
+                .filter_map(|pair| pair.split_once('=').map(|(_, v)| v.trim().to_string())),
+        );
+    } else if let Some((_, token)) = value.split_once(' ') {
+        out.push(token.trim().to_string());
     }
     out
+}
+
+/// The user information of a URL (`user:password@`), as written and percent-decoded, with its
+/// Basic form and the password alone; empty when the URL has none.
+pub fn userinfo_secrets(url: &str) -> Vec<String> {
+    let Some((_, rest)) = url.split_once("://") else {
+        return Vec::new();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let Some((info, _)) = authority.rsplit_once('@') else {
+        return Vec::new();
+    };
+    let decoded = percent_encoding::percent_decode_str(info)
+        .decode_utf8_lossy()
+        .into_owned();
+    let mut out = vec![info.to_string(), decoded.clone()];
+    out.push(base64::engine::general_purpose::STANDARD.encode(&decoded));
+    for pair in [info, decoded.as_str()] {
+        out.extend(pair.split_once(':').map(|(_, pw)| pw.to_string()));
+    }
+    out
+}
+
+/// Every credential value in every form it is sent (raw, percent-encoded, JSON-escaped), to be
+/// replaced by `***` in whatever goes back to the client or to the log.
+#[derive(Debug, Clone, Default)]
+pub struct Secrets {
+    /// Longest first, so a longer secret is masked before a shorter one inside it.
+    forms: Vec<String>,
+}
+
+/// Credentials shorter than this get a startup warning: a short value may also be ordinary text.
+pub const SHORT_SECRET: usize = 8;
+
+impl Secrets {
+    /// The forms of these secret values.
+    pub fn new<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Self {
+        let mut forms: Vec<String> = Vec::new();
+        for v in values {
+            let v = v.as_ref().trim();
+            if v.is_empty() {
+                continue;
+            }
+            forms.extend(super::request::sent_forms(v));
+            if let Ok(json) = serde_json::to_string(v) {
+                forms.push(json[1..json.len() - 1].to_string());
+            }
+            forms.push(v.to_string());
+        }
+        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        forms.dedup();
+        Secrets { forms }
+    }
+
+    /// Whether there is nothing to mask.
+    pub fn is_empty(&self) -> bool {
+        self.forms.is_empty()
+    }
+
+    /// `text` with every secret that appears as a whole token replaced by `***`. A secret
+    /// starting (ending) with a letter or digit only matches where the text before (after) it
+    /// is not a letter or digit, so `abc` is masked in `key=abc&` but not in `abcdef`.
+    pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let mut out = std::borrow::Cow::Borrowed(text);
+        for secret in &self.forms {
+            if let Some(replaced) = replace_token(&out, secret) {
+                out = std::borrow::Cow::Owned(replaced);
+            }
+        }
+        out
+    }
+
+    /// Redact every string and object key in `value`, in place.
+    pub fn redact_value(&self, value: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(s) => {
+                if let std::borrow::Cow::Owned(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
+            Value::Object(map) => {
+                let needs = map
+                    .keys()
+                    .any(|k| matches!(self.redact(k), std::borrow::Cow::Owned(_)));
+                if needs {
+                    let old = std::mem::take(map);
+                    for (k, v) in old {
+                        map.insert(self.redact(&k).into_owned(), v);
+                    }
+                }
+                map.values_mut().for_each(|v| self.redact_value(v));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// `text` with whole-token occurrences of `secret` replaced by `***`; `None` when there is none.
+fn replace_token(text: &str, secret: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let s = secret.as_bytes();
+    let (first, last) = (*s.first()?, *s.last()?);
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(pos) = text[from..].find(secret) {
+        let start = from + pos;
+        let end = start + s.len();
+        let before = start == 0 || !is_word(first) || !is_word(bytes[start - 1]);
+        let after = end == bytes.len() || !is_word(last) || !is_word(bytes[end]);
+        if before && after {
+            out.push_str(&text[copied..start]);
+            out.push_str("***");
+            copied = end;
+            from = end;
+        } else {
+            // Next match may start inside this one: move one character on.
+            from = start + text[start..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 #[cfg(test)]
@@ -323,10 +488,50 @@ mod tests {
     }
 
     #[test]
-    fn redaction() {
+    fn redaction_is_whole_token_and_every_form() {
+        let s = Secrets::new(["s3cret", "abc", "p@ss w/rd"]);
+        assert_eq!(s.redact("bad key s3cret here"), "bad key *** here");
         assert_eq!(
-            redact("bad key s3cret here", &["s3cret".into()]),
-            "bad key *** here"
+            s.redact("key=abc&x=abcdef&y=xabc"),
+            "key=***&x=abcdef&y=xabc"
         );
+        assert_eq!(s.redact("abc"), "***");
+        assert_eq!(s.redact("pw=p%40ss%20w%2Frd;"), "pw=***;");
+        assert_eq!(s.redact("pw=p%40ss w/rd"), "pw=p%40ss w/rd");
+        assert_eq!(
+            s.redact(r#"{"h":"Bearer s3cret"}"#),
+            r#"{"h":"Bearer ***"}"#
+        );
+        let mut v = json!({"abc": ["s3cret", {"k": "x abc"}], "n": 1});
+        s.redact_value(&mut v);
+        assert_eq!(v, json!({"***": ["***", {"k": "x ***"}], "n": 1}));
+    }
+
+    #[test]
+    fn credential_headers_and_userinfo() {
+        for name in [
+            "Authorization",
+            "X-Api-Key",
+            "X-Auth-Token",
+            "Cookie",
+            "X-Session-Id",
+        ] {
+            assert!(is_secret_header(name, &[]), "{name}");
+        }
+        assert!(!is_secret_header("X-Tenant", &[]));
+        assert!(is_secret_header("x-tenant", &["X-Tenant".into()]));
+        assert_eq!(
+            header_secrets("Authorization", "Bearer abc"),
+            vec!["Bearer abc".to_string(), "abc".into()]
+        );
+        assert_eq!(
+            header_secrets("Cookie", "sid=1234; t=x"),
+            vec!["sid=1234; t=x".to_string(), "1234".into(), "x".into()]
+        );
+        let u = userinfo_secrets("https://ann:p%40ss@h/v1");
+        assert!(u.contains(&"ann:p@ss".to_string()), "{u:?}");
+        assert!(u.contains(&"p@ss".to_string()) && u.contains(&"p%40ss".to_string()));
+        assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p@ss")));
+        assert!(userinfo_secrets("https://h/v1@x").is_empty());
     }
 }

@@ -1,7 +1,7 @@
 //! HTTP: sends a prepared request with `ureq` (blocking; the server calls it on Tokio's blocking
 //! pool), with one overall timeout, no redirects followed, and an optional log line per request.
 
-use super::auth::redact;
+use super::auth::Secrets;
 use super::request::Prepared;
 use std::time::{Duration, Instant};
 use ureq::http;
@@ -54,7 +54,7 @@ impl Client {
     }
 
     /// Send `request`; a network failure or timeout is an `Err` with a message free of secrets.
-    pub fn send(&self, request: &Prepared, secrets: &[String]) -> Result<Reply, String> {
+    pub fn send(&self, request: &Prepared, secrets: &Secrets) -> Result<Reply, String> {
         let started = Instant::now();
         let result = self.exchange(request);
         if self.verbose {
@@ -62,15 +62,16 @@ impl Client {
                 Ok(r) => r.status.to_string(),
                 Err(e) => format!("failed: {e}"),
             };
-            eprintln!(
+            let line = format!(
                 "openapi-mcp: {} {} -> {} ({} ms)",
                 request.method,
                 request.shown_url(),
                 outcome,
                 started.elapsed().as_millis()
             );
+            eprintln!("{}", secrets.redact(&line));
         }
-        result.map_err(|e| redact(&e, secrets))
+        result.map_err(|e| secrets.redact(&e).into_owned())
     }
 
     fn exchange(&self, request: &Prepared) -> Result<Reply, String> {

@@ -11,12 +11,18 @@ pub mod http;
 pub mod request;
 pub mod response;
 pub mod server;
+pub mod transport;
 pub mod validate;
 
 use crate::error::{Error, Result};
 use rmcp::ServiceExt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// Tool calls in flight at most, by default: each may hold a response of up to
+/// [`http::MAX_BODY`] bytes (and its copies while it becomes a result).
+pub const DEFAULT_MAX_CALLS: usize = 8;
 
 /// What `serve` needs: the document, how to select and name its tools, and where and how to
 /// send the calls.
@@ -34,13 +40,21 @@ pub struct ServeOptions {
     pub timeout: u64,
     /// One line per request on standard error.
     pub verbose: bool,
+    /// More `--header` names whose values are credentials (masked like them).
+    pub secret_headers: Vec<String>,
+    /// Tool calls in flight at most (0: [`DEFAULT_MAX_CALLS`]); later calls wait their turn.
+    pub max_calls: usize,
+    /// Tools per `tools/list` page; `None`: all in one answer.
+    pub page_size: Option<usize>,
+    /// The folder file `$ref`s may reach (default: the spec's own folder).
+    pub ref_root: Option<PathBuf>,
     /// How the tools are selected and named, as for `convert`.
     pub conversion: crate::Options,
 }
 
 /// Run the server until standard input closes; returns the exit code.
 pub fn run(args: &ServeOptions) -> Result<i32> {
-    let state = prepare(args, &|name| std::env::var(name).ok())?;
+    let state = Arc::new(prepare(args, &|name| std::env::var(name).ok())?);
     eprintln!(
         "openapi-mcp: serving {} tool(s) of {:?} over stdio",
         state.entries.len(),
@@ -50,9 +64,12 @@ pub fn run(args: &ServeOptions) -> Result<i32> {
         .enable_all()
         .build()
         .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+    let listing = Arc::clone(&state.listing);
     let server = server::Server::new(state);
     let code = runtime.block_on(async move {
-        match server.serve(rmcp::transport::stdio()).await {
+        let (transport, writer) =
+            transport::Transport::new(transport::stdin(), tokio::io::stdout(), listing);
+        let code = match server.serve(transport).await {
             Ok(running) => match running.waiting().await {
                 Ok(_) => 0,
                 Err(e) => {
@@ -64,7 +81,10 @@ pub fn run(args: &ServeOptions) -> Result<i32> {
                 eprintln!("openapi-mcp: error: the MCP session did not start: {e}");
                 1
             }
-        }
+        };
+        // The transport is gone; let the writer finish what is queued.
+        let _ = writer.await;
+        code
     });
     // Tokio's stdin reader may still be blocked in a read; do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -90,7 +110,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         .collect::<Result<Vec<_>>>()?;
     let base_url = args.base_url.as_deref().map(absolute_url).transpose()?;
 
-    let doc = crate::read::load_file(&args.spec)?;
+    let doc = crate::read::load_file_in(&args.spec, args.ref_root.as_deref())?;
     let mut conversion = crate::convert_document(&doc, &args.conversion)?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
@@ -101,22 +121,57 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
 
     let security = auth::Security::read(&doc.root);
     let credentials = auth::Auth::from_env(&security, env);
+    let listing = server::Listing::new(&conversion.tools, args.page_size);
+    let mut secrets = credentials.secrets();
+    let mut short: Vec<String> = credentials.short.clone();
+    let mut bases: Vec<String> = Vec::new();
     let mut entries = Vec::with_capacity(conversion.tools.len());
     for tool in conversion.tools {
         let base = match &base_url {
             Some(b) => b.clone(),
             None => server_url(&tool)?,
         };
-        let listed: rmcp::model::Tool =
-            serde_json::from_value(crate::output::emit::tool_json(&tool)).map_err(|e| {
-                Error::Usage(format!("tool {}: not a valid MCP tool: {e}", tool.name))
-            })?;
+        if !bases.contains(&base) {
+            bases.push(base.clone());
+        }
         let requirement = security.requirement(&doc.root, &tool.origin.pointer);
         let creds = credentials.for_requirement(&requirement);
-        entries.push(server::Entry::new(tool, listed, base, creds));
+        entries.push(server::Entry::new(tool, base, creds));
+    }
+    for base in &bases {
+        let info = auth::userinfo_secrets(base);
+        if info
+            .last()
+            .is_some_and(|pw| pw.chars().count() < auth::SHORT_SECRET)
+        {
+            short.push("the password in the base URL".into());
+        }
+        secrets.extend(info);
+    }
+    for (name, value) in &headers {
+        if auth::is_secret_header(name, &args.secret_headers) {
+            let material = auth::header_secrets(name, value);
+            if material
+                .iter()
+                .skip(1)
+                .chain(material.first().filter(|_| material.len() == 1))
+                .any(|m| m.chars().count() < auth::SHORT_SECRET)
+            {
+                short.push(format!("--header {name}"));
+            }
+            secrets.extend(material);
+        }
     }
     for note in &credentials.notes {
         eprintln!("openapi-mcp: {note}");
+    }
+    for what in &short {
+        eprintln!(
+            "openapi-mcp: warning: the credential from {what} is shorter than {} characters; \
+             it is masked in results only where it stands alone, and may be mistaken for \
+             ordinary text",
+            auth::SHORT_SECRET
+        );
     }
     let name = if conversion.title.trim().is_empty() {
         "openapi-mcp".to_string()
@@ -128,13 +183,20 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     } else {
         conversion.version.clone()
     };
+    let max_calls = if args.max_calls == 0 {
+        DEFAULT_MAX_CALLS
+    } else {
+        args.max_calls
+    };
     Ok(server::State {
         name,
         version,
         entries,
+        listing: Arc::new(listing),
         client: http::Client::new(Duration::from_secs(args.timeout), args.verbose),
         headers,
-        secrets: credentials.secrets(),
+        secrets: auth::Secrets::new(secrets),
+        permits: Arc::new(tokio::sync::Semaphore::new(max_calls)),
     })
 }
 

@@ -2,7 +2,7 @@
 //! `structuredContent` (wrapped like the `outputSchema`) plus a text copy, other text as text,
 //! binary as a short description, and any non-2xx status as a tool error with a body excerpt.
 
-use super::auth::redact;
+use super::auth::Secrets;
 use super::http::Reply;
 use crate::model::json_rank;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -18,27 +18,30 @@ pub fn error(message: impl Into<String>) -> CallToolResult {
 
 /// The result for `reply`. `wrapped` is the tool's `output.wrapped` key; `check` validates
 /// structured content against the tool's `outputSchema` (when it has one), returning the first
-/// problem.
+/// problem. Secrets are masked in error excerpts here; the caller masks the whole result with
+/// [`redact_result`] (after `check` has seen the real values).
 pub fn to_result(
     reply: &Reply,
     shown: &str,
     wrapped: Option<&str>,
     check: &dyn Fn(&Value) -> Option<String>,
-    secrets: &[String],
+    secrets: &Secrets,
 ) -> CallToolResult {
     let status = reply.status_line();
     let content_type = reply.content_type.as_deref().unwrap_or("");
     let text = textual(content_type, &reply.body);
     if !(200..300).contains(&reply.status) {
+        // Masked before it is cut, so the cut cannot leave half a secret.
         let excerpt = match &text {
             Some(t) if t.trim().is_empty() => "(empty body)".to_string(),
-            Some(t) => excerpt(t),
+            Some(t) => excerpt(&secrets.redact(t)),
             None => binary(content_type, reply.body.len()),
         };
-        return error(redact(
-            &format!("HTTP {status} from {shown}\n{excerpt}"),
-            secrets,
-        ));
+        return error(
+            secrets
+                .redact(&format!("HTTP {status} from {shown}\n{excerpt}"))
+                .into_owned(),
+        );
     }
     let Some(text) = text else {
         return CallToolResult::success(vec![ContentBlock::text(format!(
@@ -78,6 +81,19 @@ pub fn to_result(
     let mut result = CallToolResult::structured(structured);
     result.content = vec![ContentBlock::text(text)];
     result
+}
+
+/// `result` with every secret masked, in its text and in its structured content.
+pub fn redact_result(result: CallToolResult, secrets: &Secrets) -> CallToolResult {
+    if secrets.is_empty() {
+        return result;
+    }
+    let Ok(mut value) = serde_json::to_value(&result) else {
+        return error("the result could not be checked for credentials");
+    };
+    secrets.redact_value(&mut value);
+    serde_json::from_value(value)
+        .unwrap_or_else(|_| error("the result could not be checked for credentials"))
 }
 
 /// The body as text when the media type is textual (or unknown but valid UTF-8).
@@ -152,7 +168,7 @@ mod tests {
             "u",
             None,
             &ok,
-            &[],
+            &Secrets::default(),
         );
         let v = json_of(&r);
         assert_eq!(v["structuredContent"], json!({"id": 1}));
@@ -167,7 +183,7 @@ mod tests {
             "u",
             Some("result"),
             &ok,
-            &[],
+            &Secrets::default(),
         );
         assert_eq!(json_of(&r)["structuredContent"], json!({"result": [1, 2]}));
         let r = to_result(
@@ -175,7 +191,7 @@ mod tests {
             "u",
             None,
             &ok,
-            &[],
+            &Secrets::default(),
         );
         assert!(json_of(&r).get("structuredContent").is_none());
     }
@@ -187,7 +203,7 @@ mod tests {
             "http://h/p",
             None,
             &ok,
-            &[],
+            &Secrets::default(),
         );
         let v = json_of(&r);
         assert_eq!(v["isError"], true);
@@ -195,12 +211,24 @@ mod tests {
             v["content"][0]["text"],
             "HTTP 404 Not Found from http://h/p\nno such pet"
         );
-        let r = to_result(&reply(200, "image/png", &[0, 1, 2]), "u", None, &ok, &[]);
+        let r = to_result(
+            &reply(200, "image/png", &[0, 1, 2]),
+            "u",
+            None,
+            &ok,
+            &Secrets::default(),
+        );
         assert_eq!(
             json_of(&r)["content"][0]["text"],
             "HTTP 200 OK: binary response (image/png, 3 bytes) not shown"
         );
-        let r = to_result(&reply(200, "text/csv", b"a,b"), "u", None, &ok, &[]);
+        let r = to_result(
+            &reply(200, "text/csv", b"a,b"),
+            "u",
+            None,
+            &ok,
+            &Secrets::default(),
+        );
         assert_eq!(json_of(&r)["content"][0]["text"], "a,b");
     }
 
@@ -212,7 +240,7 @@ mod tests {
             "u",
             None,
             &bad,
-            &[],
+            &Secrets::default(),
         );
         let v = json_of(&r);
         assert_eq!(v["isError"], true);
@@ -231,8 +259,43 @@ mod tests {
             "u",
             None,
             &ok,
-            &["s3cret".into()],
+            &Secrets::new(["s3cret"]),
         );
         assert!(!json_of(&r).to_string().contains("s3cret"));
+        // A secret across the excerpt's end is masked whole, not cut in half.
+        let secret = "k".repeat(40);
+        let body = format!("{}{secret} tail", "x ".repeat(EXCERPT / 2 - 10));
+        let secrets = Secrets::new([secret.as_str()]);
+        let r = to_result(
+            &reply(500, "text/plain", body.as_bytes()),
+            "u",
+            None,
+            &ok,
+            &secrets,
+        );
+        assert!(
+            !json_of(&r).to_string().contains("kkkkkkkk"),
+            "{}",
+            json_of(&r)
+        );
+        // A success body and its structured content, after the outputSchema check saw the value.
+        let seen = std::cell::RefCell::new(Value::Null);
+        let check = |v: &Value| {
+            *seen.borrow_mut() = v.clone();
+            None
+        };
+        let body = br#"{"echo":"s3cret","s3cret":1}"#;
+        let r = to_result(
+            &reply(200, "application/json", body),
+            "u",
+            None,
+            &check,
+            &secrets,
+        );
+        let r = redact_result(r, &Secrets::new(["s3cret"]));
+        assert_eq!(seen.borrow()["echo"], "s3cret");
+        let v = json_of(&r);
+        assert_eq!(v["structuredContent"], json!({"echo": "***", "***": 1}));
+        assert_eq!(v["content"][0]["text"], r#"{"echo":"***","***":1}"#);
     }
 }

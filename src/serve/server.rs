@@ -1,12 +1,17 @@
 //! Server: the MCP `ServerHandler` (rmcp) that lists the converted tools and runs each call:
 //! validate the arguments, build the request, send it, turn the response into a tool result.
+//!
+//! The listed tools are kept as the compact JSON `convert` writes, rendered once ([`Listing`]):
+//! the transport answers `tools/list` with those bytes. Each tool's validators are built on its
+//! first call.
 
-use super::auth::{self, Credential};
+use super::auth::{self, Credential, Secrets};
 use super::http::Client;
 use super::request;
 use super::response;
 use super::validate::{self, Schema};
 use crate::Tool;
+use crate::output::emit::{Shape, write_line};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -15,16 +20,19 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-/// One tool as served: the model, its MCP definition, where and how to send it.
+/// One tool as served: the model, where and how to send it.
 pub struct Entry {
     pub tool: Tool,
-    /// The definition sent in `tools/list`: exactly what `convert` emits for this tool.
-    pub listed: rmcp::model::Tool,
     /// Base URL (no trailing slash) the path is appended to.
     pub base: String,
     pub credentials: Vec<Credential>,
+    /// The schemas as values and their validators, made on the first call.
+    checks: OnceLock<Checks>,
+}
+
+struct Checks {
     /// The tool's input schema as one value (`$defs` included), for validation and encoding.
     input_value: Value,
     input: Schema,
@@ -32,23 +40,97 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn new(
-        tool: Tool,
-        listed: rmcp::model::Tool,
-        base: String,
-        credentials: Vec<Credential>,
-    ) -> Self {
-        let input_value = tool.input_schema.to_value();
-        let input = Schema::new(Some(input_value.clone()));
-        let output = Schema::new(tool.output_schema.as_ref().map(|s| s.to_value()));
+    pub fn new(tool: Tool, base: String, credentials: Vec<Credential>) -> Self {
         Entry {
             tool,
-            listed,
-            input_value,
             base,
             credentials,
-            input,
-            output,
+            checks: OnceLock::new(),
+        }
+    }
+
+    fn checks(&self) -> &Checks {
+        self.checks.get_or_init(|| {
+            let input_value = self.tool.input_schema.to_value();
+            Checks {
+                input: Schema::new(Some(input_value.clone())),
+                input_value,
+                output: Schema::new(self.tool.output_schema.as_ref().map(|s| s.to_value())),
+            }
+        })
+    }
+}
+
+/// The `tools/list` result rendered once as compact JSON (`{"tools":[...]}`), with where each
+/// tool's bytes are, so a page is a slice of the same bytes.
+pub struct Listing {
+    pub bytes: Arc<Vec<u8>>,
+    /// Byte range of each tool in `bytes`.
+    pub spans: Vec<(usize, usize)>,
+    /// Tools per page; `None`: everything in one answer.
+    pub page_size: Option<usize>,
+}
+
+impl Listing {
+    /// Render `tools` as `convert` writes them.
+    pub fn new(tools: &[Tool], page_size: Option<usize>) -> Self {
+        let mut bytes = b"{\"tools\":[".to_vec();
+        let mut spans = Vec::with_capacity(tools.len());
+        for (i, t) in tools.iter().enumerate() {
+            if i > 0 {
+                bytes.push(b',');
+            }
+            let start = bytes.len();
+            write_line(&mut bytes, t, Shape::Mcp);
+            spans.push((start, bytes.len()));
+        }
+        bytes.extend_from_slice(b"]}");
+        bytes.shrink_to_fit();
+        Listing {
+            bytes: Arc::new(bytes),
+            spans,
+            page_size: page_size.filter(|&n| n > 0),
+        }
+    }
+
+    /// The result for a `tools/list` with this cursor: the shared bytes when not paginated, else
+    /// one page (with `nextCursor` unless it is the last). `None`: the cursor is not valid.
+    pub fn page(&self, cursor: Option<&str>) -> Option<Page> {
+        let Some(size) = self.page_size else {
+            return match cursor {
+                None => Some(Page::All(Arc::clone(&self.bytes))),
+                Some(_) => None,
+            };
+        };
+        let from: usize = match cursor {
+            None => 0,
+            Some(c) => c.parse().ok().filter(|&n| n > 0 && n < self.spans.len())?,
+        };
+        let to = (from + size).min(self.spans.len());
+        let mut out = b"{\"tools\":[".to_vec();
+        if from < to {
+            out.extend_from_slice(&self.bytes[self.spans[from].0..self.spans[to - 1].1]);
+        }
+        out.push(b']');
+        if to < self.spans.len() {
+            out.extend_from_slice(format!(",\"nextCursor\":\"{to}\"").as_bytes());
+        }
+        out.push(b'}');
+        Some(Page::Part(out))
+    }
+}
+
+/// One `tools/list` result's JSON bytes.
+pub enum Page {
+    All(Arc<Vec<u8>>),
+    Part(Vec<u8>),
+}
+
+impl Page {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Page::All(b) => b,
+            Page::Part(b) => b,
         }
     }
 }
@@ -58,11 +140,14 @@ pub struct State {
     pub name: String,
     pub version: String,
     pub entries: Vec<Entry>,
+    pub listing: Arc<Listing>,
     pub client: Client,
     /// `--header` values, added to every request.
     pub headers: Vec<(String, String)>,
-    /// Every credential value, redacted from messages.
-    pub secrets: Vec<String>,
+    /// Every credential value, masked in results and logs.
+    pub secrets: Secrets,
+    /// Calls in flight at most; the others wait for a permit.
+    pub permits: Arc<tokio::sync::Semaphore>,
 }
 
 /// The MCP server.
@@ -73,7 +158,7 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(state: State) -> Self {
+    pub fn new(state: Arc<State>) -> Self {
         let index = state
             .entries
             .iter()
@@ -81,7 +166,7 @@ impl Server {
             .map(|(i, e)| (e.tool.name.clone(), i))
             .collect();
         Server {
-            state: Arc::new(state),
+            state,
             index: Arc::new(index),
         }
     }
@@ -94,18 +179,20 @@ impl ServerHandler for Server {
         )
     }
 
+    /// Only reached when the transport does not answer `tools/list` itself.
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self
+        let cursor = request.and_then(|r| r.cursor);
+        let page = self
             .state
-            .entries
-            .iter()
-            .map(|e| e.listed.clone())
-            .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+            .listing
+            .page(cursor.as_deref())
+            .ok_or_else(|| McpError::invalid_params("invalid cursor", None))?;
+        serde_json::from_slice(page.bytes())
+            .map_err(|e| McpError::internal_error(format!("tools/list: {e}"), None))
     }
 
     async fn call_tool(
@@ -119,25 +206,43 @@ impl ServerHandler for Server {
                 None,
             ));
         };
+        // Wait for a permit: calls beyond the limit queue here instead of holding a thread and
+        // a response body each.
+        let permit = Arc::clone(&self.state.permits)
+            .acquire_owned()
+            .await
+            .map_err(|_| McpError::internal_error("the server is stopping", None))?;
         let state = Arc::clone(&self.state);
         let args = request.arguments.unwrap_or_default();
-        let result = tokio::task::spawn_blocking(move || call(&state, i, &args))
-            .await
-            .unwrap_or_else(|e| response::error(format!("the call failed: {e}")));
+        let result = tokio::task::spawn_blocking(move || {
+            let result = call(&state, i, &args);
+            drop(permit);
+            result
+        })
+        .await
+        .unwrap_or_else(|e| response::error(format!("the call failed: {e}")));
         Ok(result.into())
     }
 }
 
-/// Run one call to completion (blocking: validation, request, response).
+/// Run one call to completion (blocking: validation, request, response); every credential in
+/// the result is masked.
 pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
+    let result = run_call(state, i, args);
+    response::redact_result(result, &state.secrets)
+}
+
+fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
     let Some(entry) = state.entries.get(i) else {
         return response::error("unknown tool");
     };
     let tool = &entry.tool;
-    if let Err(message) = validate::arguments(&tool.name, &entry.input_value, &entry.input, args) {
+    let checks = entry.checks();
+    if let Err(message) = validate::arguments(&tool.name, &checks.input_value, &checks.input, args)
+    {
         return response::error(message);
     }
-    let mut prepared = match request::build(&tool.call, &entry.input_value, &entry.base, args) {
+    let mut prepared = match request::build(&tool.call, &checks.input_value, &entry.base, args) {
         Ok(p) => p,
         Err(e) => return response::error(e.to_string()),
     };
@@ -148,7 +253,7 @@ pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
     let shown = prepared.shown_url();
     match state.client.send(&prepared, &state.secrets) {
         Ok(reply) => {
-            let check = |v: &Value| entry.output.problem(&tool.name, "outputSchema", v);
+            let check = |v: &Value| checks.output.problem(&tool.name, "outputSchema", v);
             response::to_result(
                 &reply,
                 &shown,
@@ -158,5 +263,35 @@ pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
             )
         }
         Err(message) => response::error(format!("{} {shown} failed: {message}", prepared.method)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_pages_are_slices_of_the_rendered_list() {
+        let conv = crate::convert_str(
+            "t.yaml",
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a: {get: {operationId: a, responses: {'200': {description: ok}}}}\n  /b: {get: {operationId: b, responses: {'200': {description: ok}}}}\n  /c: {get: {operationId: c, responses: {'200': {description: ok}}}}\n",
+            &crate::Options::default(),
+        )
+        .unwrap();
+        let all = Listing::new(&conv.tools, None);
+        let full: Value = serde_json::from_slice(all.page(None).unwrap().bytes()).unwrap();
+        assert_eq!(full["tools"].as_array().unwrap().len(), 3);
+        assert!(full.get("nextCursor").is_none());
+        assert!(all.page(Some("1")).is_none());
+        let paged = Listing::new(&conv.tools, Some(2));
+        let first: Value = serde_json::from_slice(paged.page(None).unwrap().bytes()).unwrap();
+        assert_eq!(first["nextCursor"], "2");
+        assert_eq!(first["tools"][1], full["tools"][1]);
+        let second: Value = serde_json::from_slice(paged.page(Some("2")).unwrap().bytes()).unwrap();
+        assert_eq!(second["tools"].as_array().unwrap().len(), 1);
+        assert_eq!(second["tools"][0], full["tools"][2]);
+        assert!(second.get("nextCursor").is_none());
+        assert!(paged.page(Some("x")).is_none());
+        assert!(paged.page(Some("9")).is_none());
     }
 }

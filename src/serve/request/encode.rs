@@ -61,6 +61,24 @@ pub(super) const COOKIE: &AsciiSet = &percent_encoding::CONTROLS
     .add(b'\\')
     .add(b'%');
 
+/// Cookie names: everything but an HTTP token character (RFC 7230 `tchar`) is encoded, and `%`,
+/// so a name cannot carry `=`, `;` or a space into the header and end up naming another cookie.
+pub(super) const COOKIE_NAME: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'!')
+    .remove(b'#')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'^')
+    .remove(b'_')
+    .remove(b'`')
+    .remove(b'|')
+    .remove(b'~');
+
 pub(super) fn encode(s: &str, set: &'static AsciiSet) -> String {
     utf8_percent_encode(s, set).to_string()
 }

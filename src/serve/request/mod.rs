@@ -20,7 +20,7 @@ mod path;
 
 use crate::tool::{ArgIn, Call};
 use body::body;
-use encode::{COOKIE, KEY, RESERVED_OK, STRICT, encode};
+use encode::{COOKIE, COOKIE_NAME, KEY, RESERVED_OK, STRICT, encode};
 use params::{cookie_pairs, header_value, query_pairs};
 use path::path;
 use serde_json::{Map, Value};
@@ -133,9 +133,31 @@ impl Prepared {
 
     /// Set a cookie (raw name and value), replacing any earlier one of that name.
     pub fn set_cookie(&mut self, name: &str, value: &str) {
-        self.cookies.retain(|(n, _)| n != name);
-        self.cookies.push((name.to_string(), encode(value, COOKIE)));
+        let name = encode(name, COOKIE_NAME);
+        self.cookies.retain(|(n, _)| *n != name);
+        self.cookies.push((name, encode(value, COOKIE)));
     }
+
+    /// Drop the argument cookies named like one in `header`, a `Cookie` header value given with
+    /// `--header`: that cookie is the operator's and an argument may not shadow it.
+    pub fn drop_cookies_named_in(&mut self, header: &str) {
+        let names: Vec<&str> = header
+            .split(';')
+            .filter_map(|pair| pair.split('=').next())
+            .map(str::trim)
+            .collect();
+        self.cookies.retain(|(n, _)| !names.contains(&n.as_str()));
+    }
+}
+
+/// The forms a credential value takes when it is sent: as it is (headers), percent-encoded for
+/// the query and for a cookie.
+pub fn sent_forms(value: &str) -> Vec<String> {
+    vec![
+        value.to_string(),
+        encode(value, STRICT),
+        encode(value, COOKIE),
+    ]
 }
 
 fn strip_userinfo(url: &str) -> String {
@@ -147,6 +169,16 @@ fn strip_userinfo(url: &str) -> String {
     match rest[..authority_end].rfind('@') {
         Some(at) => format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]),
         None => url.to_string(),
+    }
+}
+
+/// Whether `url` keeps the scheme, host, port and path prefix of `base` (no trailing slash):
+/// it is `base` itself or continues it with `/`, and its path carries no `?`, `#` or `\\`.
+fn stays_under(base: &str, url: &str) -> bool {
+    match url.strip_prefix(base) {
+        Some("") => true,
+        Some(rest) => rest.starts_with('/') && !rest.contains(['?', '#', '\\']),
+        None => false,
     }
 }
 
@@ -169,9 +201,20 @@ pub fn build(
     base: &str,
     args: &Map<String, Value>,
 ) -> Result<Prepared, ArgError> {
+    let base = base.trim_end_matches('/');
+    let url = format!("{base}{}", path(call, args)?);
+    if !stays_under(base, &url) {
+        return Err(ArgError::new(
+            &call.path,
+            format!(
+                "the request URL would leave the base URL {}; nothing was sent",
+                strip_userinfo(base)
+            ),
+        ));
+    }
     let mut out = Prepared {
         method: call.method.as_str(),
-        url: format!("{}{}", base.trim_end_matches('/'), path(call, args)?),
+        url,
         query: Vec::new(),
         headers: Vec::new(),
         cookies: Vec::new(),

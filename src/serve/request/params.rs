@@ -1,7 +1,7 @@
 //! Query, header and cookie parameters: one argument's value written by its `style`/`explode`
 //! (or its `content` media type) as encoded query pairs, a header value or cookies.
 
-use super::encode::{COOKIE, KEY, STRICT, atom_text, content_text, encode};
+use super::encode::{COOKIE, COOKIE_NAME, KEY, STRICT, atom_text, content_text, encode};
 use crate::tool::Argument;
 use percent_encoding::AsciiSet;
 use serde_json::{Map, Value};
@@ -123,27 +123,27 @@ pub(super) fn header_value(a: &Argument, value: &Value) -> String {
 /// exploded; objects as `name=k,v` or, exploded, one cookie per property.
 pub(super) fn cookie_pairs(a: &Argument, name: &str, value: &Value) -> Vec<(String, String)> {
     let atom = |v: &Value| encode(&atom_text(v), COOKIE);
+    let name = encode(name, COOKIE_NAME);
     if a.content_type.is_some() {
-        return vec![(name.to_string(), encode(&content_text(a, value), COOKIE))];
+        return vec![(name, encode(&content_text(a, value), COOKIE))];
     }
     let explode = a.explode.unwrap_or(true);
     match value {
-        Value::Array(items) if explode => {
-            items.iter().map(|v| (name.to_string(), atom(v))).collect()
-        }
-        Value::Array(items) => vec![(
-            name.to_string(),
-            items.iter().map(atom).collect::<Vec<_>>().join(","),
-        )],
-        Value::Object(map) if explode => map.iter().map(|(k, v)| (k.clone(), atom(v))).collect(),
+        Value::Array(items) if explode => items.iter().map(|v| (name.clone(), atom(v))).collect(),
+        Value::Array(items) => vec![(name, items.iter().map(atom).collect::<Vec<_>>().join(","))],
+        // Each property is a cookie of its own: its key is a name, encoded like one.
+        Value::Object(map) if explode => map
+            .iter()
+            .map(|(k, v)| (encode(k, COOKIE_NAME), atom(v)))
+            .collect(),
         Value::Object(map) => vec![(
-            name.to_string(),
+            name,
             map.iter()
                 .flat_map(|(k, v)| [encode(k, COOKIE), atom(v)])
                 .collect::<Vec<_>>()
                 .join(","),
         )],
-        v => vec![(name.to_string(), atom(v))],
+        v => vec![(name, atom(v))],
     }
 }
 
@@ -249,5 +249,22 @@ mod tests {
         assert_eq!(e.argument, "X-Trace");
         let e = build(&c, &json!({}), "http://h", &args(json!({"X-Trace": "é"}))).unwrap_err();
         assert!(e.to_string().contains("ASCII"), "{e}");
+        // Exploded object cookie: each key is a cookie name, encoded so it cannot add a cookie.
+        let c = call(
+            "/s",
+            vec![param("prefs", ArgIn::Cookie, "form", true)],
+            None,
+        );
+        let r = build(
+            &c,
+            &json!({}),
+            "http://h",
+            &args(json!({"prefs": {"x=1; sid": "attacker", "ok": "1"}})),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cookie_header().as_deref(),
+            Some("x%3D1%3B%20sid=attacker; ok=1")
+        );
     }
 }

@@ -1,0 +1,404 @@
+//! Transport: newline-delimited JSON-RPC over stdio for rmcp, read and written here so that every
+//! request gets an answer and `tools/list` is answered from the rendered bytes.
+//!
+//! A line that is not UTF-8 or not JSON is answered with -32700 (id null); a request rmcp cannot
+//! read, or a `tools/call` whose `name` is not a string or whose `arguments` are not an object,
+//! with -32602; a line over [`MAX_LINE`] bytes with -32600 saying the limit (with the request's
+//! id when it can be found near the start). `tools/list` is answered here, without building rmcp
+//! `Tool` values: every answer shares the one rendered list.
+
+use super::server::{Listing, Page};
+use rmcp::RoleServer;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Longest message read, in bytes.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// JSON-RPC error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+/// One message to write.
+enum Out {
+    Line(Vec<u8>),
+    /// A `tools/list` answer: the head up to `"result":`, then the page's bytes.
+    Listed(Vec<u8>, Page),
+}
+
+/// The rmcp transport over a reader and a writer (standard input and output).
+pub struct Transport<R> {
+    read: R,
+    line: Vec<u8>,
+    /// The first bytes of a line being discarded for its size, to find its id.
+    oversized: Option<Vec<u8>>,
+    out: mpsc::UnboundedSender<Out>,
+    listing: Arc<Listing>,
+}
+
+/// What one bounded line read found.
+enum Read {
+    Line,
+    Oversized(Vec<u8>),
+    Eof,
+}
+
+/// Bytes of an oversized line kept to look for its id.
+const HEAD: usize = 4096;
+
+impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
+    /// A transport reading `read` and writing to `write` (on a task of its own, which ends when
+    /// the transport is dropped; await the handle to be sure everything was written).
+    pub fn new<W: AsyncWrite + Send + Unpin + 'static>(
+        read: R,
+        write: W,
+        listing: Arc<Listing>,
+    ) -> (Self, tokio::task::JoinHandle<()>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_all(rx, write));
+        (
+            Transport {
+                read,
+                line: Vec::new(),
+                oversized: None,
+                out: tx,
+                listing,
+            },
+            writer,
+        )
+    }
+
+    /// Read one line into `self.line`, never holding more than [`MAX_LINE`] bytes. Safe to
+    /// cancel: a partial line stays in `self.line` (or `self.oversized`) for the next call.
+    async fn read_line(&mut self) -> std::io::Result<Read> {
+        loop {
+            let available = self.read.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(match self.oversized.take() {
+                    Some(head) => Read::Oversized(head),
+                    None => Read::Eof,
+                });
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            if let Some(head) = &mut self.oversized {
+                let room = HEAD.saturating_sub(head.len()).min(take);
+                head.extend_from_slice(&available[..room]);
+            } else if self.line.len() + take > MAX_LINE {
+                let mut head = std::mem::take(&mut self.line);
+                head.truncate(HEAD);
+                let room = HEAD.saturating_sub(head.len()).min(take);
+                head.extend_from_slice(&available[..room]);
+                self.oversized = Some(head);
+            } else {
+                self.line.extend_from_slice(&available[..take]);
+            }
+            self.read.consume(take);
+            if newline.is_some() {
+                return Ok(match self.oversized.take() {
+                    Some(head) => Read::Oversized(head),
+                    None => Read::Line,
+                });
+            }
+        }
+    }
+
+    fn reply(&self, message: Value) {
+        let mut line = serde_json::to_vec(&message).unwrap_or_default();
+        line.push(b'\n');
+        let _ = self.out.send(Out::Line(line));
+    }
+
+    fn error(&self, id: Option<&Value>, code: i64, message: impl Into<String>) {
+        self.reply(json!({
+            "jsonrpc": "2.0",
+            "id": id.cloned().unwrap_or(Value::Null),
+            "error": {"code": code, "message": message.into()}
+        }));
+    }
+
+    /// Handle one complete line: answer it here, or return the message for rmcp.
+    fn handle(&self, line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let Ok(text) = std::str::from_utf8(line) else {
+            self.error(None, PARSE_ERROR, "Parse error: the message is not UTF-8");
+            return None;
+        };
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error(None, PARSE_ERROR, format!("Parse error: {e}"));
+                return None;
+            }
+        };
+        let Some(message) = value.as_object() else {
+            self.error(
+                None,
+                INVALID_REQUEST,
+                "Invalid Request: not a JSON-RPC object",
+            );
+            return None;
+        };
+        let id = message.get("id");
+        if id.is_some_and(|i| !(i.is_string() || i.is_number())) {
+            self.error(
+                None,
+                INVALID_REQUEST,
+                "Invalid Request: id must be a string or number",
+            );
+            return None;
+        }
+        let method = message.get("method").and_then(Value::as_str);
+        if let (Some(id), Some(method)) = (id, method) {
+            let params = message.get("params");
+            if let Some(problem) = params_problem(method, params) {
+                self.error(
+                    Some(id),
+                    INVALID_PARAMS,
+                    format!("Invalid params: {problem}"),
+                );
+                return None;
+            }
+            if method == "tools/list" {
+                let cursor = params.and_then(|p| p.get("cursor")).and_then(Value::as_str);
+                match self.listing.page(cursor) {
+                    Some(page) => {
+                        let mut head = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+                        head.extend_from_slice(id.to_string().as_bytes());
+                        head.extend_from_slice(br#","result":"#);
+                        let _ = self.out.send(Out::Listed(head, page));
+                    }
+                    None => self.error(Some(id), INVALID_PARAMS, "Invalid params: unknown cursor"),
+                }
+                return None;
+            }
+        }
+        match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+            Ok(m) => Some(m),
+            // A notification or a response rmcp cannot read: nothing to answer.
+            Err(_) if id.is_none() || method.is_none() => None,
+            Err(e) => {
+                let (code, what) = match method {
+                    Some(m) if known(m) => (INVALID_PARAMS, "Invalid params"),
+                    _ => (METHOD_NOT_FOUND, "Method not found"),
+                };
+                self.error(id, code, format!("{what}: {e}"));
+                None
+            }
+        }
+    }
+}
+
+/// What is wrong with the params of a request to `method`, checked before rmcp sees them
+/// (rmcp reads a `tools/call` it cannot parse as an unknown method).
+fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
+    let params = match params {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(p)) => Some(p),
+        Some(_) => return Some("`params` must be an object".into()),
+    };
+    match method {
+        "tools/call" => {
+            let Some(p) = params else {
+                return Some("tools/call needs `name`".into());
+            };
+            if !p.get("name").is_some_and(Value::is_string) {
+                return Some("`name` must be a string".into());
+            }
+            if !matches!(
+                p.get("arguments"),
+                None | Some(Value::Null | Value::Object(_))
+            ) {
+                return Some("`arguments` must be an object".into());
+            }
+            None
+        }
+        "tools/list" => {
+            let cursor = params.and_then(|p| p.get("cursor"));
+            (!matches!(cursor, None | Some(Value::Null | Value::String(_))))
+                .then(|| "`cursor` must be a string".into())
+        }
+        _ => None,
+    }
+}
+
+/// The MCP requests rmcp serves (a request it cannot read is then a params problem).
+fn known(method: &str) -> bool {
+    matches!(
+        method,
+        "initialize"
+            | "ping"
+            | "tools/call"
+            | "tools/list"
+            | "prompts/get"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "resources/templates/list"
+            | "completion/complete"
+            | "logging/setLevel"
+    )
+}
+
+/// The top-level `id` of the JSON object starting `head` (a number or a string), if it is
+/// there.
+fn sniff_id(head: &[u8]) -> Option<Value> {
+    let text = String::from_utf8_lossy(head);
+    let mut depth = 0usize;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth = depth.saturating_sub(1),
+            '"' => {
+                // Read the string to its end.
+                let start = i;
+                let mut escaped = false;
+                let mut end = None;
+                for (j, c) in chars.by_ref() {
+                    match (escaped, c) {
+                        (true, _) => escaped = false,
+                        (false, '\\') => escaped = true,
+                        (false, '"') => {
+                            end = Some(j);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let end = end?;
+                let key = depth == 1 && &text[start..=end] == "\"id\"";
+                if let Some(rest) = text[end + 1..].trim_start().strip_prefix(':')
+                    && key
+                {
+                    let mut de = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+                    return match de.next()?.ok()? {
+                        v @ (Value::Number(_) | Value::String(_)) => Some(v),
+                        _ => None,
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+async fn write_all<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Out>, mut write: W) {
+    while let Some(out) = rx.recv().await {
+        let ok = match out {
+            Out::Line(line) => write.write_all(&line).await,
+            Out::Listed(head, page) => {
+                async {
+                    write.write_all(&head).await?;
+                    write.write_all(page.bytes()).await?;
+                    write.write_all(b"}\n").await
+                }
+                .await
+            }
+        };
+        if ok.is_err() || write.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+impl<R: AsyncBufRead + Send + Unpin> rmcp::transport::Transport<RoleServer> for Transport<R> {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let sent = serde_json::to_vec(&item)
+            .map_err(std::io::Error::other)
+            .and_then(|mut line| {
+                line.push(b'\n');
+                self.out
+                    .send(Out::Line(line))
+                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            });
+        std::future::ready(sent)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                Ok(Read::Line) => {
+                    let line = std::mem::take(&mut self.line);
+                    let message = self.handle(&line);
+                    self.line = line;
+                    self.line.clear();
+                    if let Some(m) = message {
+                        return Some(m);
+                    }
+                }
+                Ok(Read::Oversized(head)) => self.error(
+                    sniff_id(&head).as_ref(),
+                    INVALID_REQUEST,
+                    format!(
+                        "Invalid Request: the message is larger than the {} MiB limit",
+                        MAX_LINE / (1024 * 1024)
+                    ),
+                ),
+                Ok(Read::Eof) | Err(_) => return None,
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Standard input as the transport reads it.
+pub fn stdin() -> BufReader<tokio::io::Stdin> {
+    BufReader::with_capacity(64 * 1024, tokio::io::stdin())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_of_oversized_lines() {
+        assert_eq!(
+            sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#),
+            Some(json!(7))
+        );
+        assert_eq!(
+            sniff_id(br#"{"params":{"id":1},"id":"r-1","#),
+            Some(json!("r-1"))
+        );
+        assert_eq!(
+            sniff_id(br#"{"method":"tools/call","params":{"id":1,"x":"aaa"#),
+            None
+        );
+        assert_eq!(sniff_id(br#"{"a":"\"id\":3","id":4"#), Some(json!(4)));
+        assert_eq!(sniff_id(br#"{"method":"id","id":5,"#), Some(json!(5)));
+    }
+
+    #[test]
+    fn params_are_checked() {
+        assert!(params_problem("tools/call", Some(&json!({"name": 1}))).is_some());
+        assert!(
+            params_problem("tools/call", Some(&json!({"name": "a", "arguments": [1]}))).is_some()
+        );
+        assert!(params_problem("tools/call", Some(&json!([]))).is_some());
+        assert!(params_problem("tools/call", Some(&json!({"name": "a"}))).is_none());
+        assert!(params_problem("tools/list", Some(&json!({"cursor": 2}))).is_some());
+        assert!(params_problem("ping", None).is_none());
+    }
+}
