@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -41,6 +42,14 @@ impl Recorded {
 struct Api {
     base: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    /// Requests being answered now, and the most at once.
+    flight: Arc<Flight>,
+}
+
+#[derive(Default)]
+struct Flight {
+    now: AtomicUsize,
+    most: AtomicUsize,
 }
 
 impl Api {
@@ -48,17 +57,31 @@ impl Api {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let flight = Arc::new(Flight::default());
         let shared = Arc::clone(&requests);
+        let counts = Arc::clone(&flight);
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let shared = Arc::clone(&shared);
-                std::thread::spawn(move || serve_one(stream, &shared));
+                let counts = Arc::clone(&counts);
+                std::thread::spawn(move || {
+                    let now = counts.now.fetch_add(1, Ordering::SeqCst) + 1;
+                    counts.most.fetch_max(now, Ordering::SeqCst);
+                    serve_one(stream, &shared);
+                    counts.now.fetch_sub(1, Ordering::SeqCst);
+                });
             }
         });
         Api {
             base: format!("http://127.0.0.1:{port}/v1"),
             requests,
+            flight,
         }
+    }
+
+    /// The base URL without the `/v1` prefix.
+    fn origin(&self) -> &str {
+        self.base.strip_suffix("/v1").unwrap()
     }
 
     fn count(&self) -> usize {
@@ -109,6 +132,7 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
     let path = target.split('?').next().unwrap_or("").to_string();
+    let echo = json!({"target": target, "headers": headers}).to_string();
     requests.lock().unwrap().push(Recorded {
         method: method.clone(),
         target,
@@ -130,6 +154,17 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
         ),
         ("DELETE", _) | ("POST", "/v1/login") => ("204 No Content", "", String::new()),
         ("POST", "/v1/upload") => ("200 OK", "text/plain", "stored".into()),
+        ("GET", "/v1/echo") => ("200 OK", "application/json", echo),
+        // The request after enough padding that the excerpt's end falls inside it.
+        ("GET", "/v1/echo-error") => (
+            "401 Unauthorized",
+            "text/plain",
+            format!("{}{echo}", "-".repeat(1990)),
+        ),
+        ("GET", "/v1/slow1") => {
+            std::thread::sleep(Duration::from_secs(1));
+            ("200 OK", "text/plain", "late".into())
+        }
         ("GET", "/v1/slow") => {
             std::thread::sleep(Duration::from_secs(3));
             ("200 OK", "text/plain", "late".into())
@@ -183,6 +218,8 @@ fn binary() -> Command {
         "OPENAPI_MCP_BEARER_TOKEN",
         "OPENAPI_MCP_BASIC_USER",
         "OPENAPI_MCP_BASIC_PASSWORD",
+        "OPENAPI_MCP_SID",
+        "OPENAPI_MCP_QKEY",
     ] {
         c.env_remove(var);
     }
@@ -191,8 +228,12 @@ fn binary() -> Command {
 
 impl Session {
     fn start(args: &[&str], env: &[(&str, &str)]) -> Session {
+        Session::start_spec(SPEC, args, env)
+    }
+
+    fn start_spec(spec: &str, args: &[&str], env: &[(&str, &str)]) -> Session {
         let mut cmd = binary();
-        cmd.arg("serve").arg(SPEC).args(args);
+        cmd.arg("serve").arg(spec).args(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -228,18 +269,34 @@ impl Session {
     }
 
     fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin open");
-        let mut line = serde_json::to_string(message).unwrap();
-        line.push('\n');
-        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
     }
 
     /// Send a request and return the whole response message (`result` or `error`).
     fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.answer(&json!(id))
+    }
+
+    /// Send a request without waiting; returns its id.
+    fn send_request(&mut self, method: &str, params: Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The next message with this id (`null` for errors about unreadable lines).
+    fn answer(&mut self, id: &Value) -> Value {
+        let method = "the request";
         let deadline = Instant::now() + WAIT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -249,7 +306,7 @@ impl Session {
                 .unwrap_or_else(|_| panic!("no answer to {method} within {WAIT:?}"));
             let msg: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line}"));
-            if msg.get("id") == Some(&json!(id)) {
+            if msg.get("id") == Some(id) {
                 return msg;
             }
         }
@@ -612,4 +669,283 @@ fn stdin_closed_before_initialize_exits() {
     let out = run_bounded(binary().args(["serve", SPEC, "--base-url", "http://127.0.0.1:9"]));
     assert!(out.stdout.is_empty(), "nothing but protocol on stdout");
     assert!(out.status.code().is_some());
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an argument, an upstream or a sloppy spec may not bend (specs/serve/attack.yaml).
+
+const ATTACK: &str = "specs/serve/attack.yaml";
+
+#[test]
+fn a_path_argument_cannot_change_the_host_or_leave_the_prefix() {
+    let api = Api::start();
+    // No path prefix: `{id}` joined straight to `http://127.0.0.1:PORT` would extend the port.
+    let mut s = Session::start_spec(ATTACK, &["--base-url", api.origin()], &[]);
+    s.initialize();
+    for (id, target) in [
+        ("0", "/0"),
+        (".evil.example", "/.evil.example"),
+        ("@x", "/%40x"),
+    ] {
+        let before = api.count();
+        s.call("bare", json!({ "id": id }));
+        assert_eq!(api.count(), before + 1, "{id}: the request went elsewhere");
+        assert_eq!(api.last().target, target);
+    }
+    s.finish();
+    // With a prefix, it is kept.
+    let mut s = Session::start_spec(ATTACK, &["--base-url", &api.base], &[]);
+    s.initialize();
+    s.call("bare", json!({"id": "0"}));
+    assert_eq!(api.last().target, "/v1/0");
+    s.finish();
+}
+
+#[test]
+fn dot_segments_are_refused_before_sending() {
+    let api = Api::start();
+    let mut s = Session::start_spec(ATTACK, &["--base-url", &api.base], &[]);
+    s.initialize();
+    for (tool, args, argument) in [
+        ("tfile_content", json!({"path": ".."}), "path"),
+        ("tfile_content", json!({"path": "a/../../x"}), "path"),
+        ("labelled", json!({"ids": [""]}), "ids"),
+        ("labelled", json!({"ids": ["", ""]}), "ids"),
+        ("bare", json!({"id": ".."}), "id"),
+    ] {
+        let r = s.call(tool, args.clone());
+        assert!(is_error(&r), "{tool} {args}: {r}");
+        assert!(text(&r).contains(&format!("argument `{argument}`")), "{r}");
+        assert!(text(&r).contains("`..`"), "{r}");
+    }
+    assert_eq!(api.count(), 0, "nothing may be sent");
+    s.call("labelled", json!({"ids": ["a", "b"]}));
+    assert_eq!(api.last().target, "/v1/label/.a.b");
+    s.finish();
+}
+
+#[test]
+fn cookie_keys_cannot_add_or_shadow_a_cookie() {
+    let api = Api::start();
+    let env = [
+        ("OPENAPI_MCP_SID", "REALSESSION-1"),
+        ("OPENAPI_MCP_QKEY", "qk-12345678"),
+    ];
+    let mut s = Session::start_spec(ATTACK, &["--base-url", &api.base], &env);
+    s.initialize();
+    s.call(
+        "prefs",
+        json!({"prefs": {"x=1; sid": "attacker", "sid": "evil", "lang": "en"}}),
+    );
+    assert_eq!(
+        api.last().header("Cookie"),
+        Some("x%3D1%3B%20sid=attacker; lang=en; sid=REALSESSION-1")
+    );
+    s.finish();
+    // A session cookie given with --header wins over an argument of that name.
+    let mut s = Session::start_spec(
+        ATTACK,
+        &[
+            "--base-url",
+            &api.base,
+            "--header",
+            "Cookie: sid=OPERATOR-SESSION",
+        ],
+        &[],
+    );
+    s.initialize();
+    s.call("prefs", json!({"prefs": {"sid": "evil", "lang": "en"}}));
+    assert_eq!(
+        api.last().header("Cookie"),
+        Some("sid=OPERATOR-SESSION; lang=en")
+    );
+    s.finish();
+}
+
+#[test]
+fn credentials_never_reach_the_client_or_the_log() {
+    let api = Api::start();
+    let origin = api.origin().strip_prefix("http://").unwrap();
+    let base = format!("http://ann:pw%40Secret-77@{origin}/v1");
+    // The query key has characters that are percent-encoded when sent; the cookie is short.
+    let env = [
+        ("OPENAPI_MCP_SID", "s1d"),
+        ("OPENAPI_MCP_QKEY", "q k/ey+99887766"),
+    ];
+    let mut s = Session::start_spec(
+        ATTACK,
+        &[
+            "--base-url",
+            &base,
+            "--header",
+            "X-Auth-Token: hdr-token-999888",
+            "--header",
+            "X-Tenant: acme-tenant",
+            "--header",
+            "X-Custom: custom-secret-5544",
+            "--secret-header",
+            "x-custom",
+            "--verbose",
+        ],
+        &env,
+    );
+    s.initialize();
+    let forms = [
+        "s1d",
+        "q k/ey+99887766",
+        "q%20k%2Fey%2B99887766",
+        "hdr-token-999888",
+        "custom-secret-5544",
+        "Secret-77",
+        "pw%40Secret-77",
+        "pw@Secret-77",
+    ];
+    let basic = base64::engine::general_purpose::STANDARD.encode("ann:pw@Secret-77");
+    // A 200 body echoing the request: text and structuredContent (after outputSchema checks).
+    let r = s.call("echo", json!({}));
+    assert!(!is_error(&r), "{r}");
+    let q = api.last();
+    assert!(
+        q.target.contains("api_key=q%20k%2Fey%2B99887766"),
+        "{}",
+        q.target
+    );
+    assert_eq!(q.header("X-Tenant"), Some("acme-tenant"));
+    let shown = r.to_string();
+    for secret in forms.iter().copied().chain([basic.as_str()]) {
+        assert!(
+            !shown.contains(secret),
+            "{secret} reached the client: {shown}"
+        );
+    }
+    assert!(
+        shown.contains("acme-tenant"),
+        "an ordinary header is not masked: {shown}"
+    );
+    assert!(
+        r["structuredContent"]["target"]
+            .as_str()
+            .unwrap()
+            .contains("api_key=***"),
+        "{r}"
+    );
+    // An error whose excerpt ends inside the echoed credentials.
+    let r = s.call("echo_error", json!({}));
+    assert!(is_error(&r), "{r}");
+    let shown = r.to_string();
+    for secret in forms.iter().copied().chain([basic.as_str()]) {
+        assert!(
+            !shown.contains(secret),
+            "{secret} reached the client: {shown}"
+        );
+    }
+    for piece in ["hdr-token", "custom-secret", "Secret-7"] {
+        assert!(
+            !shown.contains(piece),
+            "half a credential ({piece}) in {shown}"
+        );
+    }
+    let stderr = s.finish();
+    for secret in forms.iter().copied().chain([basic.as_str()]) {
+        assert!(!stderr.contains(secret), "{secret} in the log:\n{stderr}");
+    }
+    assert!(
+        stderr.contains("the credential from OPENAPI_MCP_SID is shorter than 8 characters"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn every_json_rpc_line_gets_an_answer() {
+    let mut s = Session::start_spec(ATTACK, &["--base-url", "http://127.0.0.1:9"], &[]);
+    s.initialize();
+    s.send_raw(b"this is not json\n");
+    let r = s.answer(&Value::Null);
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    s.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\xff\xfe}\n");
+    let r = s.answer(&Value::Null);
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    for params in [
+        json!({"name": "bare", "arguments": [1]}),
+        json!({"name": 5, "arguments": {}}),
+        json!({"name": "bare", "arguments": "id=1"}),
+        json!([]),
+    ] {
+        let r = s.request("tools/call", params.clone());
+        assert_eq!(r["error"]["code"], -32602, "{params}: {r}");
+    }
+    // Over the limit: an error that says it, with the request's id.
+    let mut line = br#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"bare","arguments":{"id":""#.to_vec();
+    line.extend(std::iter::repeat_n(b'a', 17 * 1024 * 1024));
+    line.extend_from_slice(b"\"}}}\n");
+    s.send_raw(&line);
+    let r = s.answer(&json!("big"));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("16 MiB"),
+        "{r}"
+    );
+    // A large request under the limit is answered, and the server goes on.
+    let r = s.request(
+        "tools/call",
+        json!({"name": "bare", "arguments": {"id": "a".repeat(10_000_000), "x": 1}}),
+    );
+    assert!(is_error(&r["result"]), "{r}");
+    let r = s.request("ping", json!({}));
+    assert!(r.get("result").is_some(), "{r}");
+    s.finish();
+}
+
+#[test]
+fn calls_beyond_the_limit_wait_and_the_server_answers_meanwhile() {
+    let api = Api::start();
+    let mut s = Session::start_spec(ATTACK, &["--base-url", &api.base, "--max-calls", "2"], &[]);
+    s.initialize();
+    let ids: Vec<u64> = (0..5)
+        .map(|_| s.send_request("tools/call", json!({"name": "slow1", "arguments": {}})))
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let r = s.request("ping", json!({}));
+    assert!(r.get("result").is_some(), "{r}");
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "ping waited for the calls"
+    );
+    for id in ids {
+        let r = s.answer(&json!(id));
+        assert_eq!(text(&r["result"]), "late", "{r}");
+    }
+    assert_eq!(api.flight.most.load(Ordering::SeqCst), 2);
+    s.finish();
+}
+
+#[test]
+fn tools_list_pages_join_to_the_full_list() {
+    let full = convert(&[]);
+    let mut s = Session::start(
+        &["--base-url", "http://127.0.0.1:9/v1", "--page-size", "2"],
+        &[],
+    );
+    s.initialize();
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let r = s.request("tools/list", params);
+        let page = r["result"]["tools"].as_array().unwrap().clone();
+        assert!(page.len() <= 2, "{r}");
+        tools.extend(page);
+        match r["result"]["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(Value::Array(tools), full["tools"]);
+    let r = s.request("tools/list", json!({"cursor": "nope"}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    s.finish();
 }
