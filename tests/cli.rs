@@ -806,3 +806,60 @@ fn readme_layout_names_every_source_file() {
         }
     }
 }
+
+#[test]
+fn file_refs_stay_in_the_documents_folder_unless_ref_root_widens_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("api")).unwrap();
+    std::fs::create_dir_all(dir.path().join("common")).unwrap();
+    std::fs::write(
+        dir.path().join("common/secret.yaml"),
+        "type: string\ndescription: LOCAL-FILE-CONTENT\n",
+    )
+    .unwrap();
+    let spec = |r: &str| {
+        format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\npaths:\n  /a:\n    get:\n      operationId: a\n      parameters:\n        - {{name: q, in: query, schema: {{$ref: '{r}'}}}}\n      responses: {{'200': {{description: ok}}}}\n"
+        )
+    };
+    let root = dir.path().join("api/openapi.yaml");
+    std::fs::write(&root, spec("../common/secret.yaml")).unwrap();
+    let root_arg = root.to_str().unwrap();
+    let serve: &[&str] = if cfg!(feature = "serve") {
+        &["serve", "--base-url", "http://127.0.0.1:9"]
+    } else {
+        &[]
+    };
+    let commands: Vec<&[&str]> = vec![&["convert"], &["hints"], &["lint"], &["review"], serve];
+    for command in commands.into_iter().filter(|c| !c.is_empty()) {
+        cmd()
+            .args(&command[..1])
+            .arg(root_arg)
+            .args(&command[1..])
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stdout(predicate::str::contains("LOCAL-FILE-CONTENT").not())
+            .stderr(
+                predicate::str::contains("outside").and(predicate::str::contains("--ref-root")),
+            );
+    }
+    let out = stdout_of(&[
+        "convert",
+        root_arg,
+        "--ref-root",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.contains("LOCAL-FILE-CONTENT"));
+    // Absolute references are refused even inside the allowed folder.
+    let absolute = dir.path().join("common/secret.yaml");
+    std::fs::write(&root, spec(absolute.to_str().unwrap())).unwrap();
+    cmd()
+        .args(["convert", root_arg, "--ref-root"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "absolute file `$ref`s are refused",
+        ));
+}

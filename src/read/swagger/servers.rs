@@ -80,8 +80,12 @@ fn server_urls(host: Option<&str>, base: Option<&str>, schemes: &[String]) -> Ve
     } else {
         schemes
     };
+    // HTTPS first when offered: the first server is the one clients (and `serve`) use, and
+    // credentials must not travel in clear when the API takes them encrypted.
+    let mut ordered: Vec<&String> = schemes.iter().collect();
+    ordered.sort_by_key(|s| !s.eq_ignore_ascii_case("https"));
     let mut out: Vec<String> = Vec::new();
-    for scheme in schemes {
+    for scheme in ordered {
         let url = if host.contains("://") {
             format!("{host}{base}")
         } else {
@@ -115,7 +119,11 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             server_urls(Some("api.x.com"), Some("/v1/"), &s(&["http", "https"])),
-            s(&["http://api.x.com/v1", "https://api.x.com/v1"])
+            s(&["https://api.x.com/v1", "http://api.x.com/v1"])
+        );
+        assert_eq!(
+            server_urls(Some("h"), None, &s(&["ws", "http", "HTTPS", "wss"])),
+            s(&["https://h", "ws://h", "http://h", "wss://h"])
         );
         assert_eq!(
             server_urls(Some("api.x.com"), None, &[]),
