@@ -3,8 +3,8 @@
 //! `tools/list` answers exactly what `convert` emits for the same options; `tools/call` validates
 //! the arguments against the tool's `inputSchema`, builds the HTTP request from the call mapping
 //! (`_meta["openapi-mcp/http"]`), sends it, and returns the response as a tool result. The
-//! stages live in one module each: [`validate`], [`request`], [`auth`], [`http`], [`response`],
-//! and [`server`] ties them to rmcp's `ServerHandler`.
+//! stages live in one module each: [`validate`], [`request`], [`auth`], [`http`], [`response`];
+//! [`server`] ties them to rmcp's `ServerHandler`, and [`transport`] carries the JSON-RPC lines.
 
 pub mod auth;
 pub mod http;
@@ -121,12 +121,19 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
 
     let security = auth::Security::read(&doc.root);
     let credentials = auth::Auth::from_env(&security, env);
+    let creds: Vec<Vec<auth::Credential>> = conversion
+        .tools
+        .iter()
+        .map(|t| credentials.for_requirement(&security.requirement(&doc.root, &t.origin.pointer)))
+        .collect();
+    // The document is not needed any more: free it before the list is rendered.
+    drop(doc);
     let listing = server::Listing::new(&conversion.tools, args.page_size);
     let mut secrets = credentials.secrets();
     let mut short: Vec<String> = credentials.short.clone();
     let mut bases: Vec<String> = Vec::new();
     let mut entries = Vec::with_capacity(conversion.tools.len());
-    for tool in conversion.tools {
+    for (tool, creds) in conversion.tools.into_iter().zip(creds) {
         let base = match &base_url {
             Some(b) => b.clone(),
             None => server_url(&tool)?,
@@ -134,8 +141,6 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         if !bases.contains(&base) {
             bases.push(base.clone());
         }
-        let requirement = security.requirement(&doc.root, &tool.origin.pointer);
-        let creds = credentials.for_requirement(&requirement);
         entries.push(server::Entry::new(tool, base, creds));
     }
     for base in &bases {
@@ -151,12 +156,13 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     for (name, value) in &headers {
         if auth::is_secret_header(name, &args.secret_headers) {
             let material = auth::header_secrets(name, value);
-            if material
-                .iter()
-                .skip(1)
-                .chain(material.first().filter(|_| material.len() == 1))
-                .any(|m| m.chars().count() < auth::SHORT_SECRET)
-            {
+            // The token after a scheme word (or each cookie value), else the whole value.
+            let inner = if material.len() > 1 {
+                &material[1..]
+            } else {
+                &material[..]
+            };
+            if inner.iter().any(|m| m.chars().count() < auth::SHORT_SECRET) {
                 short.push(format!("--header {name}"));
             }
             secrets.extend(material);

@@ -61,44 +61,63 @@ impl Entry {
     }
 }
 
-/// The `tools/list` result rendered once as compact JSON (`{"tools":[...]}`), with where each
-/// tool's bytes are, so a page is a slice of the same bytes.
+/// The `tools/list` result rendered once as compact JSON, in chunks of consecutive tools (each
+/// chunk `t1,t2,...` without brackets; rendered in parallel), with where each tool's bytes are,
+/// so that every answer shares the same bytes and a page is a copy of a few tools.
 pub struct Listing {
-    pub bytes: Arc<Vec<u8>>,
-    /// Byte range of each tool in `bytes`.
-    pub spans: Vec<(usize, usize)>,
+    pub chunks: Arc<Vec<Vec<u8>>>,
+    /// Chunk and byte range of each tool.
+    spans: Vec<(usize, usize, usize)>,
     /// Tools per page; `None`: everything in one answer.
-    pub page_size: Option<usize>,
+    page_size: Option<usize>,
 }
+
+/// One chunk's bytes and each of its tools' byte range in them.
+type Rendered = (Vec<u8>, Vec<(usize, usize)>);
+
+/// Tools per chunk of the rendered list.
+const CHUNK: usize = 256;
 
 impl Listing {
     /// Render `tools` as `convert` writes them.
     pub fn new(tools: &[Tool], page_size: Option<usize>) -> Self {
-        let mut bytes = b"{\"tools\":[".to_vec();
+        use rayon::prelude::*;
+        let rendered: Vec<Rendered> = tools
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut bytes = Vec::new();
+                let mut spans = Vec::with_capacity(chunk.len());
+                for (i, t) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        bytes.push(b',');
+                    }
+                    let start = bytes.len();
+                    write_line(&mut bytes, t, Shape::Mcp);
+                    spans.push((start, bytes.len()));
+                }
+                bytes.shrink_to_fit();
+                (bytes, spans)
+            })
+            .collect();
+        let mut chunks = Vec::with_capacity(rendered.len());
         let mut spans = Vec::with_capacity(tools.len());
-        for (i, t) in tools.iter().enumerate() {
-            if i > 0 {
-                bytes.push(b',');
-            }
-            let start = bytes.len();
-            write_line(&mut bytes, t, Shape::Mcp);
-            spans.push((start, bytes.len()));
+        for (c, (bytes, within)) in rendered.into_iter().enumerate() {
+            spans.extend(within.into_iter().map(|(a, b)| (c, a, b)));
+            chunks.push(bytes);
         }
-        bytes.extend_from_slice(b"]}");
-        bytes.shrink_to_fit();
         Listing {
-            bytes: Arc::new(bytes),
+            chunks: Arc::new(chunks),
             spans,
             page_size: page_size.filter(|&n| n > 0),
         }
     }
 
-    /// The result for a `tools/list` with this cursor: the shared bytes when not paginated, else
-    /// one page (with `nextCursor` unless it is the last). `None`: the cursor is not valid.
+    /// The result for a `tools/list` with this cursor: the shared chunks when not paginated,
+    /// else one page (with `nextCursor` unless it is the last). `None`: the cursor is not valid.
     pub fn page(&self, cursor: Option<&str>) -> Option<Page> {
         let Some(size) = self.page_size else {
             return match cursor {
-                None => Some(Page::All(Arc::clone(&self.bytes))),
+                None => Some(Page::All(Arc::clone(&self.chunks))),
                 Some(_) => None,
             };
         };
@@ -108,8 +127,11 @@ impl Listing {
         };
         let to = (from + size).min(self.spans.len());
         let mut out = b"{\"tools\":[".to_vec();
-        if from < to {
-            out.extend_from_slice(&self.bytes[self.spans[from].0..self.spans[to - 1].1]);
+        for (i, &(c, a, b)) in self.spans[from..to].iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(&self.chunks[c][a..b]);
         }
         out.push(b']');
         if to < self.spans.len() {
@@ -120,18 +142,36 @@ impl Listing {
     }
 }
 
-/// One `tools/list` result's JSON bytes.
+/// One `tools/list` result as JSON.
 pub enum Page {
-    All(Arc<Vec<u8>>),
+    /// Every tool: `{"tools":[` + the chunks joined by `,` + `]}`.
+    All(Arc<Vec<Vec<u8>>>),
+    /// One page, whole.
     Part(Vec<u8>),
 }
 
 impl Page {
-    pub fn bytes(&self) -> &[u8] {
+    /// The pieces to write one after the other.
+    pub fn pieces(&self) -> Vec<&[u8]> {
         match self {
-            Page::All(b) => b,
-            Page::Part(b) => b,
+            Page::Part(b) => vec![b],
+            Page::All(chunks) => {
+                let mut out: Vec<&[u8]> = vec![b"{\"tools\":["];
+                for (i, c) in chunks.iter().filter(|c| !c.is_empty()).enumerate() {
+                    if i > 0 {
+                        out.push(b",");
+                    }
+                    out.push(c);
+                }
+                out.push(b"]}");
+                out
+            }
         }
+    }
+
+    /// The result as one buffer.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.pieces().concat()
     }
 }
 
@@ -191,7 +231,7 @@ impl ServerHandler for Server {
             .listing
             .page(cursor.as_deref())
             .ok_or_else(|| McpError::invalid_params("invalid cursor", None))?;
-        serde_json::from_slice(page.bytes())
+        serde_json::from_slice(&page.to_bytes())
             .map_err(|e| McpError::internal_error(format!("tools/list: {e}"), None))
     }
 
@@ -279,19 +319,30 @@ mod tests {
         )
         .unwrap();
         let all = Listing::new(&conv.tools, None);
-        let full: Value = serde_json::from_slice(all.page(None).unwrap().bytes()).unwrap();
+        let full: Value = serde_json::from_slice(&all.page(None).unwrap().to_bytes()).unwrap();
         assert_eq!(full["tools"].as_array().unwrap().len(), 3);
         assert!(full.get("nextCursor").is_none());
         assert!(all.page(Some("1")).is_none());
         let paged = Listing::new(&conv.tools, Some(2));
-        let first: Value = serde_json::from_slice(paged.page(None).unwrap().bytes()).unwrap();
+        let first: Value = serde_json::from_slice(&paged.page(None).unwrap().to_bytes()).unwrap();
         assert_eq!(first["nextCursor"], "2");
         assert_eq!(first["tools"][1], full["tools"][1]);
-        let second: Value = serde_json::from_slice(paged.page(Some("2")).unwrap().bytes()).unwrap();
+        let second: Value =
+            serde_json::from_slice(&paged.page(Some("2")).unwrap().to_bytes()).unwrap();
         assert_eq!(second["tools"].as_array().unwrap().len(), 1);
         assert_eq!(second["tools"][0], full["tools"][2]);
         assert!(second.get("nextCursor").is_none());
         assert!(paged.page(Some("x")).is_none());
+        // Several chunks: the full list and the pages are the same tools.
+        let many: Vec<Tool> = (0..CHUNK * 2 + 3).map(|_| conv.tools[0].clone()).collect();
+        let big = Listing::new(&many, None);
+        let v: Value = serde_json::from_slice(&big.page(None).unwrap().to_bytes()).unwrap();
+        assert_eq!(v["tools"].as_array().unwrap().len(), many.len());
+        let pages = Listing::new(&many, Some(CHUNK + 1));
+        let v: Value =
+            serde_json::from_slice(&pages.page(Some("256")).unwrap().to_bytes()).unwrap();
+        assert_eq!(v["tools"].as_array().unwrap().len(), CHUNK + 1);
+        assert_eq!(v["nextCursor"], (CHUNK * 2 + 1).to_string());
         assert!(paged.page(Some("9")).is_none());
     }
 }

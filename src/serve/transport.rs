@@ -149,8 +149,11 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             );
             return None;
         };
-        let id = message.get("id");
-        if id.is_some_and(|i| !(i.is_string() || i.is_number())) {
+        let id = message.get("id").cloned();
+        if id
+            .as_ref()
+            .is_some_and(|i| !(i.is_string() || i.is_number()))
+        {
             self.error(
                 None,
                 INVALID_REQUEST,
@@ -158,8 +161,11 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             );
             return None;
         }
-        let method = message.get("method").and_then(Value::as_str);
-        if let (Some(id), Some(method)) = (id, method) {
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let (Some(id), Some(method)) = (&id, method.as_deref()) {
             let params = message.get("params");
             if let Some(problem) = params_problem(method, params) {
                 self.error(
@@ -183,16 +189,16 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
                 return None;
             }
         }
-        match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+        match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
             Ok(m) => Some(m),
             // A notification or a response rmcp cannot read: nothing to answer.
             Err(_) if id.is_none() || method.is_none() => None,
             Err(e) => {
-                let (code, what) = match method {
+                let (code, what) = match method.as_deref() {
                     Some(m) if known(m) => (INVALID_PARAMS, "Invalid params"),
                     _ => (METHOD_NOT_FOUND, "Method not found"),
                 };
-                self.error(id, code, format!("{what}: {e}"));
+                self.error(id.as_ref(), code, format!("{what}: {e}"));
                 None
             }
         }
@@ -303,7 +309,9 @@ async fn write_all<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Out>, 
             Out::Listed(head, page) => {
                 async {
                     write.write_all(&head).await?;
-                    write.write_all(page.bytes()).await?;
+                    for piece in page.pieces() {
+                        write.write_all(piece).await?;
+                    }
                     write.write_all(b"}\n").await
                 }
                 .await
