@@ -810,6 +810,7 @@ fn credentials_never_reach_the_client_or_the_log() {
         "pw@Secret-77",
     ];
     let basic = base64::engine::general_purpose::STANDARD.encode("ann:pw@Secret-77");
+    let sent_basic = base64::engine::general_purpose::STANDARD.encode("ann:pw%40Secret-77");
     // A 200 body echoing the request: text and structuredContent (after outputSchema checks).
     let r = s.call("echo", json!({}));
     assert!(!is_error(&r), "{r}");
@@ -820,8 +821,17 @@ fn credentials_never_reach_the_client_or_the_log() {
         q.target
     );
     assert_eq!(q.header("X-Tenant"), Some("acme-tenant"));
+    // The client sends the userinfo as Basic credentials (as written in the URL).
+    assert_eq!(
+        q.header("Authorization"),
+        Some(format!("Basic {sent_basic}").as_str())
+    );
     let shown = r.to_string();
-    for secret in forms.iter().copied().chain([basic.as_str()]) {
+    for secret in forms
+        .iter()
+        .copied()
+        .chain([basic.as_str(), sent_basic.as_str()])
+    {
         assert!(
             !shown.contains(secret),
             "{secret} reached the client: {shown}"
@@ -842,7 +852,11 @@ fn credentials_never_reach_the_client_or_the_log() {
     let r = s.call("echo_error", json!({}));
     assert!(is_error(&r), "{r}");
     let shown = r.to_string();
-    for secret in forms.iter().copied().chain([basic.as_str()]) {
+    for secret in forms
+        .iter()
+        .copied()
+        .chain([basic.as_str(), sent_basic.as_str()])
+    {
         assert!(
             !shown.contains(secret),
             "{secret} reached the client: {shown}"
@@ -856,7 +870,11 @@ fn credentials_never_reach_the_client_or_the_log() {
         );
     }
     let stderr = s.finish();
-    for secret in forms.iter().copied().chain([basic.as_str()]) {
+    for secret in forms
+        .iter()
+        .copied()
+        .chain([basic.as_str(), sent_basic.as_str()])
+    {
         assert!(!stderr.contains(secret), "{secret} in the log:\n{stderr}");
     }
     assert!(

@@ -283,8 +283,9 @@ pub fn header_secrets(name: &str, value: &str) -> Vec<String> {
     out
 }
 
-/// The user information of a URL (`user:password@`), as written and percent-decoded, with its
-/// Basic form and the password alone; empty when the URL has none.
+/// The user information of a URL (`user:password@`), as written and percent-decoded, with the
+/// Basic form of each (the HTTP client encodes it as written) and the password alone; empty when
+/// the URL has none.
 pub fn userinfo_secrets(url: &str) -> Vec<String> {
     let Some((_, rest)) = url.split_once("://") else {
         return Vec::new();
@@ -297,7 +298,9 @@ pub fn userinfo_secrets(url: &str) -> Vec<String> {
         .decode_utf8_lossy()
         .into_owned();
     let mut out = vec![info.to_string(), decoded.clone()];
-    out.push(base64::engine::general_purpose::STANDARD.encode(&decoded));
+    for pair in [info, decoded.as_str()] {
+        out.push(base64::engine::general_purpose::STANDARD.encode(pair));
+    }
     for pair in [info, decoded.as_str()] {
         out.extend(pair.split_once(':').map(|(_, pw)| pw.to_string()));
     }
@@ -532,6 +535,7 @@ mod tests {
         assert!(u.contains(&"ann:p@ss".to_string()), "{u:?}");
         assert!(u.contains(&"p@ss".to_string()) && u.contains(&"p%40ss".to_string()));
         assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p@ss")));
+        assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p%40ss")));
         assert!(userinfo_secrets("https://h/v1@x").is_empty());
     }
 }
