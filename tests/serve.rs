@@ -676,7 +676,12 @@ fn startup_errors_are_clear() {
 #[test]
 fn stdin_closed_before_initialize_exits() {
     let out = run_bounded(binary().args(["serve", SPEC, "--base-url", "http://127.0.0.1:9"]));
-    assert!(out.stdout.is_empty(), "nothing but protocol on stdout");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing but protocol on stdout: {:?} {:?}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.status.code().is_some());
 }
 
