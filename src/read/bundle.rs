@@ -208,7 +208,11 @@ impl Bundler {
                 ),
             ));
         }
-        if !std::fs::metadata(&canonical).is_ok_and(|m| m.is_file()) {
+        // `/proc` and `/sys` files call themselves regular but are the system's live state.
+        let system = ["/proc", "/sys", "/dev"]
+            .iter()
+            .any(|d| canonical.starts_with(d));
+        if system || !std::fs::metadata(&canonical).is_ok_and(|m| m.is_file()) {
             return Err(Error::at(
                 file,
                 &pointer(),
@@ -338,6 +342,19 @@ mod tests {
         std::fs::create_dir(dir.path().join("api/sub")).unwrap();
         let e = bundle(&root, serde_json::json!({"a": {"$ref": "sub"}}), None).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
+        #[cfg(target_os = "linux")]
+        {
+            // Reached relatively with the whole file system allowed: still refused.
+            let up = "../".repeat(root.components().count());
+            let r = format!("{up}proc/self/status");
+            let e = bundle(
+                &root,
+                serde_json::json!({"a": {"$ref": r}}),
+                Some(Path::new("/")),
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
         #[cfg(unix)]
         {
             let fifo = dir.path().join("api/pipe");
