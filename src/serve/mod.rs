@@ -63,7 +63,7 @@ pub fn run(args: &ServeOptions) -> Result<i32> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| Error::Internal(format!("cannot start the async runtime: {e}")))?;
     let listing = Arc::clone(&state.listing);
     let server = server::Server::new(state);
     let code = runtime.block_on(async move {
