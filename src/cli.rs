@@ -34,6 +34,9 @@ pub enum Command {
     Lint(LintArgs),
     /// Print a Markdown table of every tool's hints, where each came from, findings and review state.
     Review(ReviewArgs),
+    /// Rank the operations of SPEC for a free-text request ("add a comment to an issue"), best
+    /// first; finding nothing is an empty list, not an error.
+    Search(SearchArgs),
     /// Run the tools as an MCP server over stdio that sends each call to the real API.
     #[cfg(feature = "serve")]
     Serve(ServeArgs),
@@ -118,6 +121,23 @@ pub struct ReviewArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The OpenAPI document: a path, or `-` for standard input.
+    pub spec: String,
+    /// What the operation should do, in words: a request, or a tool description.
+    pub query: String,
+    /// Show at most N operations.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+    /// Output format: `text` (one hit a line: score, name, method and path, title) or `json` (an
+    /// array of objects with `name`, `title`, `method`, `path`, `score`).
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    pub format: LintFormat,
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -320,6 +340,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Hints(args) => hints(&args),
         Command::Lint(args) => lint(&args),
         Command::Review(args) => review(&args),
+        Command::Search(args) => search(&args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => openapi_mcp::serve::run(&args.options()),
     };
@@ -586,5 +607,53 @@ fn review(args: &ReviewArgs) -> Result<i32> {
     let options = args.budgets.lint_options(args.hints.is_some());
     let findings = lint::lint(&tools, options);
     print(&review::report::render(&title, &tools, &findings))?;
+    Ok(0)
+}
+
+fn search(args: &SearchArgs) -> Result<i32> {
+    let mut options = args.select.options();
+    // Output schemas play no part in the ranking.
+    options.output_schema = false;
+    let doc = read_document(&args.spec)?;
+    let conversion = convert_loaded(&doc, &options, None)?;
+    let tools = &conversion.tools;
+    let hits = openapi_mcp::tool::search::Index::new(tools).search(&args.query, args.limit);
+    let text = match args.format {
+        LintFormat::Text => hits
+            .iter()
+            .map(|h| {
+                let t = &tools[h.index];
+                format!(
+                    "{:.3}\t{}\t{}\t{}\n",
+                    h.score,
+                    t.name,
+                    t.operation(),
+                    t.title
+                )
+            })
+            .collect::<String>(),
+        LintFormat::Json => {
+            let list: Vec<serde_json::Value> = hits
+                .iter()
+                .map(|h| {
+                    let t = &tools[h.index];
+                    serde_json::json!({
+                        "name": t.name,
+                        "title": t.title,
+                        "method": t.call.method.as_str(),
+                        "path": t.call.path,
+                        "score": openapi_mcp::tool::search::rounded(h.score),
+                    })
+                })
+                .collect();
+            let mut text =
+                serde_json::to_string_pretty(&list).map_err(|e| Error::Usage(e.to_string()))?;
+            text.push('\n');
+            text
+        }
+    };
+    print(&text)?;
+    std::mem::forget(conversion);
+    std::mem::forget(doc);
     Ok(0)
 }

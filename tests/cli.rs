@@ -356,9 +356,9 @@ fn inline_refs_leaves_only_recursive_defs() {
 fn help_and_readme_document_every_option() {
     let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
     let commands: &[&str] = if cfg!(feature = "serve") {
-        &["convert", "hints", "lint", "review", "serve"]
+        &["convert", "hints", "lint", "review", "search", "serve"]
     } else {
-        &["convert", "hints", "lint", "review"]
+        &["convert", "hints", "lint", "review", "search"]
     };
     for &command in commands {
         let help = stdout_of(&[command, "--help"]);

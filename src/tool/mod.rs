@@ -10,6 +10,7 @@ pub mod filter;
 pub mod naming;
 pub mod plan;
 pub mod reviewed;
+pub mod search;
 pub mod suggest;
 pub mod target;
 pub mod vocab;

@@ -203,7 +203,7 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn effect_of(word: &str) -> Option<Effect> {
+pub(crate) fn effect_of(word: &str) -> Option<Effect> {
     if DESTROYS.contains(&word) {
         Some(Effect::Destroys)
     } else if CREATES.contains(&word) {
