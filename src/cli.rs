@@ -138,6 +138,8 @@ pub struct SearchArgs {
     pub format: LintFormat,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Debug, Args)]
@@ -212,6 +214,10 @@ pub struct ServeArgs {
     /// answer, since some clients read only the first page.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub page_size: Option<u32>,
+    /// Serve the whole API through four tools (search_operations, describe_operation,
+    /// call_read_operation, call_operation) instead of one tool per operation.
+    #[arg(long)]
+    pub dynamic: bool,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -233,6 +239,7 @@ impl ServeArgs {
             page_size: self.page_size.map(|n| n as usize),
             ref_root: self.read.ref_root.clone(),
             conversion: self.select.options(),
+            dynamic: self.dynamic,
         }
     }
 }
@@ -614,7 +621,7 @@ fn search(args: &SearchArgs) -> Result<i32> {
     let mut options = args.select.options();
     // Output schemas play no part in the ranking.
     options.output_schema = false;
-    let doc = read_document(&args.spec)?;
+    let doc = read_document(&args.spec, &args.read)?;
     let conversion = convert_loaded(&doc, &options, None)?;
     let tools = &conversion.tools;
     let hits = openapi_mcp::tool::search::Index::new(tools).search(&args.query, args.limit);

@@ -929,6 +929,161 @@ fn every_json_rpc_line_gets_an_answer() {
     s.finish();
 }
 
+// ---------------------------------------------------------------------------------------------
+// `--dynamic`: the whole API through four tools.
+
+fn tool_names(listed: &Value) -> Vec<String> {
+    listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn dynamic_serves_four_tools_with_enforced_hints() {
+    let api = Api::start();
+    let mut s = Session::start(&["--base-url", &api.base, "--dynamic"], ENV);
+    s.initialize();
+
+    let listed = s.request("tools/list", json!({}));
+    assert_eq!(
+        tool_names(&listed),
+        [
+            "search_operations",
+            "describe_operation",
+            "call_read_operation",
+            "call_operation"
+        ]
+    );
+    let size = serde_json::to_string(&listed["result"]).unwrap().len();
+    assert!(size < 6000, "tools/list is {size} bytes");
+    let hints = |i: usize| {
+        let a = &listed["result"]["tools"][i]["annotations"];
+        [
+            a["readOnlyHint"].as_bool().unwrap(),
+            a["destructiveHint"].as_bool().unwrap(),
+            a["idempotentHint"].as_bool().unwrap(),
+            a["openWorldHint"].as_bool().unwrap(),
+        ]
+    };
+    assert_eq!(hints(0), [true, false, true, false], "search_operations");
+    assert_eq!(hints(1), [true, false, true, false], "describe_operation");
+    assert_eq!(hints(2), [true, false, true, true], "call_read_operation");
+    // delete_pet is exposed, so call_operation may destroy.
+    assert_eq!(hints(3), [false, true, false, true], "call_operation");
+
+    // Search: the operation and its final hints.
+    let r = s.call(
+        "search_operations",
+        json!({"query": "Add a new pet", "limit": 2}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let hits = r["structuredContent"]["operations"].as_array().unwrap();
+    assert_eq!(hits.len(), 2, "{r}");
+    assert_eq!(hits[0]["name"], "create_pet");
+    assert_eq!(hits[0]["method"], "POST");
+    assert_eq!(hits[0]["path"], "/pets");
+    assert_eq!(hits[0]["summary"], "Create a pet");
+    assert_eq!(hits[0]["annotations"]["readOnlyHint"], false);
+    let r = s.call("search_operations", json!({"query": "zebra quantum"}));
+    assert_eq!(r["structuredContent"]["operations"], json!([]));
+
+    // Describe: exactly what convert emits for the operation.
+    let r = s.call("describe_operation", json!({"name": "get_file"}));
+    assert!(!is_error(&r), "{r}");
+    let converted = convert(&[]);
+    let get_file = converted["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_file")
+        .unwrap();
+    assert_eq!(&r["structuredContent"], get_file);
+
+    // A read goes through call_read_operation, validated and mapped as the per-operation tool.
+    let r = s.call(
+        "call_read_operation",
+        json!({"name": "get_file", "arguments": {"id": "a/b", "X-Trace": "t-9"}}),
+    );
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(r["structuredContent"], json!({"id": "f-1", "size": 3}));
+    let q = api.last();
+    assert_eq!(
+        (q.method.as_str(), q.target.as_str()),
+        ("GET", "/v1/files/a%2Fb")
+    );
+    assert_eq!(q.header("X-Trace"), Some("t-9"));
+    assert_eq!(q.header("X-API-Key"), Some("key-123"));
+
+    // A write through call_read_operation is refused and sends nothing.
+    let before = api.count();
+    let r = s.call(
+        "call_read_operation",
+        json!({"name": "create_pet", "arguments": {"name": "Rex"}}),
+    );
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("call_operation"), "{}", text(&r));
+    let r = s.call(
+        "call_read_operation",
+        json!({"name": "delete_pet", "arguments": {"id": 3}}),
+    );
+    assert!(is_error(&r), "{r}");
+    assert_eq!(api.count(), before, "a refused call must not reach the API");
+
+    // Invalid arguments are refused as by the per-operation tools; unknown names too.
+    for (tool, args) in [
+        (
+            "call_operation",
+            json!({"name": "create_pet", "arguments": {}}),
+        ),
+        (
+            "call_operation",
+            json!({"name": "create_pet", "arguments": {"name": 5}}),
+        ),
+        (
+            "call_read_operation",
+            json!({"name": "get_file", "arguments": {}}),
+        ),
+        (
+            "call_operation",
+            json!({"name": "no_such_tool", "arguments": {}}),
+        ),
+        ("call_operation", json!({"arguments": {}})),
+        ("describe_operation", json!({"name": "no_such_tool"})),
+        ("search_operations", json!({"query": "pets", "limit": 0})),
+    ] {
+        let r = s.call(tool, args.clone());
+        assert!(is_error(&r), "{tool} {args}: {r}");
+    }
+    let r = s.call(
+        "call_operation",
+        json!({"name": "create_pet", "arguments": {}}),
+    );
+    assert!(text(&r).contains("`name`"), "{}", text(&r));
+    assert_eq!(api.count(), before, "invalid calls must not reach the API");
+
+    // A write through call_operation is sent.
+    let r = s.call(
+        "call_operation",
+        json!({"name": "create_pet", "arguments": {"name": "Rex", "tags": ["a"]}}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let q = api.last();
+    assert_eq!((q.method.as_str(), q.target.as_str()), ("POST", "/v1/pets"));
+    assert_eq!(q.body, br#"{"name":"Rex","tags":["a"]}"#);
+    assert_eq!(q.header("Authorization"), Some("Bearer tok-456"));
+
+    // Not one of the four: a protocol error, as for an unknown per-operation tool.
+    let r = s.request(
+        "tools/call",
+        json!({"name": "get_file", "arguments": {"id": "x"}}),
+    );
+    assert!(r.get("error").is_some(), "{r}");
+    s.finish();
+}
+
 #[test]
 fn calls_beyond_the_limit_wait_and_the_server_answers_meanwhile() {
     let api = Api::start();
@@ -980,5 +1135,78 @@ fn tools_list_pages_join_to_the_full_list() {
     assert_eq!(Value::Array(tools), full["tools"]);
     let r = s.request("tools/list", json!({"cursor": "nope"}));
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    s.finish();
+}
+
+#[test]
+fn dynamic_keeps_filters_and_reviewed_hints() {
+    let api = Api::start();
+    let dir = tempfile::tempdir().unwrap();
+    let hints = dir.path().join("hints.yaml");
+    // login is a POST: read-only only where a person reviewed it so.
+    let write_hints = |reviewed: bool| {
+        std::fs::write(
+            &hints,
+            format!(
+                "tools:\n  login:\n    operation: \"POST /login\"\n    readOnlyHint: true\n    \
+                 destructiveHint: false\n    openWorldHint: false\n    reviewed: {reviewed}\n"
+            ),
+        )
+        .unwrap();
+    };
+    let login = json!({"name": "login", "arguments": {"username": "ann", "password": "p"}});
+
+    write_hints(false);
+    let hints_arg = hints.to_str().unwrap();
+    let mut s = Session::start(
+        &["--base-url", &api.base, "--dynamic", "--hints", hints_arg],
+        ENV,
+    );
+    s.initialize();
+    let before = api.count();
+    let r = s.call("call_read_operation", login.clone());
+    assert!(
+        is_error(&r),
+        "an unreviewed read-only guess is refused: {r}"
+    );
+    assert!(text(&r).contains("call_operation"), "{}", text(&r));
+    assert_eq!(api.count(), before);
+    s.finish();
+
+    write_hints(true);
+    let mut s = Session::start(
+        &["--base-url", &api.base, "--dynamic", "--hints", hints_arg],
+        ENV,
+    );
+    s.initialize();
+    let r = s.call("call_read_operation", login);
+    assert!(!is_error(&r), "a reviewed read-only operation runs: {r}");
+    assert_eq!(api.last().target, "/v1/login");
+    s.finish();
+
+    // Filters: only the exposed operations can be searched, described or called.
+    let mut s = Session::start(
+        &["--base-url", &api.base, "--dynamic", "--methods", "get"],
+        ENV,
+    );
+    s.initialize();
+    let listed = s.request("tools/list", json!({}));
+    // No DELETE exposed: call_operation is not destructive.
+    assert_eq!(
+        listed["result"]["tools"][3]["annotations"]["destructiveHint"],
+        false
+    );
+    let r = s.call("search_operations", json!({"query": "create a pet"}));
+    let hits = r["structuredContent"]["operations"].as_array().unwrap();
+    assert!(hits.iter().all(|h| h["method"] == "GET"), "{r}");
+    let before = api.count();
+    let r = s.call(
+        "call_operation",
+        json!({"name": "create_pet", "arguments": {"name": "Rex"}}),
+    );
+    assert!(is_error(&r), "{r}");
+    let r = s.call("describe_operation", json!({"name": "create_pet"}));
+    assert!(is_error(&r), "{r}");
+    assert_eq!(api.count(), before);
     s.finish();
 }

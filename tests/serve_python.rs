@@ -19,6 +19,16 @@ fn skip(reason: &str) {
 
 #[test]
 fn python_sdk_client_lists_and_calls_tools() {
+    run_client(&[]);
+}
+
+/// The same client through `serve --dynamic`'s four tools.
+#[test]
+fn python_sdk_client_through_dynamic_tools() {
+    run_client(&["dynamic"]);
+}
+
+fn run_client(extra: &[&str]) {
     let probe = Command::new("python3")
         .args(["-c", "import mcp.client.stdio, mcp.client.session"])
         .stdout(Stdio::null())
@@ -35,6 +45,7 @@ fn python_sdk_client_lists_and_calls_tools() {
         .arg("tests/python/serve_client.py")
         .arg(env!("CARGO_BIN_EXE_openapi-mcp"))
         .arg("specs/serve/api.yaml")
+        .args(extra)
         .current_dir(common::root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

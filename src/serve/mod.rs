@@ -7,6 +7,7 @@
 //! [`server`] ties them to rmcp's `ServerHandler`, and [`transport`] carries the JSON-RPC lines.
 
 pub mod auth;
+pub mod dynamic;
 pub mod http;
 pub mod request;
 pub mod response;
@@ -50,16 +51,26 @@ pub struct ServeOptions {
     pub ref_root: Option<PathBuf>,
     /// How the tools are selected and named, as for `convert`.
     pub conversion: crate::Options,
+    /// Serve the four tools of [`dynamic`] instead of one tool per operation.
+    pub dynamic: bool,
 }
 
 /// Run the server until standard input closes; returns the exit code.
 pub fn run(args: &ServeOptions) -> Result<i32> {
     let state = Arc::new(prepare(args, &|name| std::env::var(name).ok())?);
-    eprintln!(
-        "openapi-mcp: serving {} tool(s) of {:?} over stdio",
-        state.entries.len(),
-        state.name
-    );
+    match &state.dynamic {
+        Some(d) => eprintln!(
+            "openapi-mcp: serving {} operation(s) of {:?} through {} tools over stdio",
+            state.entries.len(),
+            state.name,
+            d.tools.len()
+        ),
+        None => eprintln!(
+            "openapi-mcp: serving {} tool(s) of {:?} over stdio",
+            state.entries.len(),
+            state.name
+        ),
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -119,6 +130,10 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         crate::review::HintsFile::load(path)?.apply(&mut conversion.tools)?;
     }
 
+    let dynamic = args
+        .dynamic
+        .then(|| dynamic::Dynamic::new(&conversion.title, &conversion.tools))
+        .transpose()?;
     let security = auth::Security::read(&doc.root);
     let credentials = auth::Auth::from_env(&security, env);
     let creds: Vec<Vec<auth::Credential>> = conversion
@@ -128,7 +143,10 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         .collect();
     // The document is not needed any more: free it before the list is rendered.
     drop(doc);
-    let listing = server::Listing::new(&conversion.tools, args.page_size);
+    let listing = match &dynamic {
+        Some(d) => server::Listing::of_values(&d.tools),
+        None => server::Listing::new(&conversion.tools, args.page_size),
+    };
     let mut secrets = credentials.secrets();
     let mut short: Vec<String> = credentials.short.clone();
     let mut bases: Vec<String> = Vec::new();
@@ -203,6 +221,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         headers,
         secrets: auth::Secrets::new(secrets),
         permits: Arc::new(tokio::sync::Semaphore::new(max_calls)),
+        dynamic,
     })
 }
 

@@ -112,6 +112,26 @@ impl Listing {
         }
     }
 
+    /// The list of `tools` already in their MCP form (the four tools of `--dynamic`), one page.
+    pub fn of_values(tools: &[impl serde::Serialize]) -> Self {
+        let mut bytes = Vec::new();
+        let mut spans = Vec::with_capacity(tools.len());
+        for (i, t) in tools.iter().enumerate() {
+            if i > 0 {
+                bytes.push(b',');
+            }
+            let start = bytes.len();
+            // Serializing a tool into a `Vec` cannot fail.
+            let _ = serde_json::to_writer(&mut bytes, t);
+            spans.push((0, start, bytes.len()));
+        }
+        Listing {
+            chunks: Arc::new(vec![bytes]),
+            spans,
+            page_size: None,
+        }
+    }
+
     /// The result for a `tools/list` with this cursor: the shared chunks when not paginated,
     /// else one page (with `nextCursor` unless it is the last). `None`: the cursor is not valid.
     pub fn page(&self, cursor: Option<&str>) -> Option<Page> {
@@ -188,6 +208,8 @@ pub struct State {
     pub secrets: Secrets,
     /// Calls in flight at most; the others wait for a permit.
     pub permits: Arc<tokio::sync::Semaphore>,
+    /// `--dynamic`: the four tools listed (in `listing`) and called instead of the entries.
+    pub dynamic: Option<super::dynamic::Dynamic>,
 }
 
 /// The MCP server.
@@ -240,6 +262,9 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if self.state.dynamic.is_some() {
+            return super::dynamic::call_tool(Arc::clone(&self.state), request).await;
+        }
         let Some(&i) = self.index.get(request.name.as_ref()) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", request.name),

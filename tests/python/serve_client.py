@@ -1,11 +1,12 @@
 """Drive `openapi-mcp serve` with the official MCP Python SDK client.
 
-Usage: serve_client.py BINARY SPEC
+Usage: serve_client.py BINARY SPEC [dynamic]
 
 Starts a local HTTP API (http.server on 127.0.0.1, port 0) that records requests, launches
 `BINARY serve SPEC --base-url ...` through `mcp.client.stdio.stdio_client`, and with a
 `ClientSession` initializes, lists the tools and calls some of them. Prints a short transcript
-and exits non-zero when a check fails. Run by tests/serve_python.rs.
+and exits non-zero when a check fails. With `dynamic`, serves `--dynamic` and goes through its four
+tools (search, describe, a read, a refused write, a write). Run by tests/serve_python.rs.
 """
 
 import asyncio
@@ -111,13 +112,62 @@ async def run(binary, spec, base):
     print("python-sdk: ok")
 
 
+async def run_dynamic(binary, spec, base):
+    params = StdioServerParameters(
+        command=binary,
+        args=["serve", spec, "--base-url", base, "--dynamic"],
+        env={"OPENAPI_MCP_HEADERKEY": "py-key-1", "OPENAPI_MCP_BEARER_TOKEN": "py-tok-2"},
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = await session.list_tools()
+            names = [t.name for t in tools.tools]
+            show("tools/list -> names", names)
+            check(
+                names == ["search_operations", "describe_operation", "call_read_operation", "call_operation"],
+                "the four tools",
+            )
+            read = next(t for t in tools.tools if t.name == "call_read_operation")
+            show("call_read_operation annotations", read.annotations.model_dump(exclude_none=True))
+            check(read.annotations.read_only_hint is True, "call_read_operation is read-only")
+
+            result = await session.call_tool("search_operations", {"query": "get the metadata of a file"})
+            hits = result.structured_content["operations"]
+            show("search_operations -> first", hits[0])
+            check(hits[0]["name"] == "get_file", "search finds get_file first")
+
+            result = await session.call_tool("describe_operation", {"name": "get_file"})
+            show("describe_operation -> inputSchema", result.structured_content["inputSchema"])
+            check(result.structured_content["name"] == "get_file", "described")
+
+            result = await session.call_tool("call_read_operation", {"name": "get_file", "arguments": {"id": "x"}})
+            show("call_read_operation get_file -> structuredContent", result.structured_content)
+            check(not result.is_error and result.structured_content == {"id": "f-1", "size": 3}, "read")
+            check(RECEIVED[-1]["path"] == "/v1/files/x", "the read reached the API")
+
+            count = len(RECEIVED)
+            result = await session.call_tool("call_read_operation", {"name": "create_pet", "arguments": {"name": "Rex"}})
+            show("call_read_operation create_pet -> text", result.content[0].text)
+            check(result.is_error and "call_operation" in result.content[0].text, "write refused")
+            check(len(RECEIVED) == count, "nothing sent for a refused write")
+
+            result = await session.call_tool("call_operation", {"name": "create_pet", "arguments": {"name": "Rex"}})
+            show("call_operation create_pet -> structuredContent", result.structured_content)
+            check(not result.is_error and json.loads(RECEIVED[-1]["body"]) == {"name": "Rex"}, "write sent")
+
+    print("python-sdk: ok")
+
+
 def main():
     binary, spec = sys.argv[1], sys.argv[2]
+    dynamic = len(sys.argv) > 3 and sys.argv[3] == "dynamic"
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/v1"
     try:
-        asyncio.run(asyncio.wait_for(run(binary, spec, base), timeout=60))
+        go = run_dynamic if dynamic else run
+        asyncio.run(asyncio.wait_for(go(binary, spec, base), timeout=60))
     finally:
         server.shutdown()
 
