@@ -71,6 +71,14 @@ pub struct LintArgs {
     /// Output format: `text` (one finding a line: `severity tool rule: message`) or `json`.
     #[arg(long, value_enum, default_value_t = LintFormat::Text)]
     pub format: LintFormat,
+    /// Also check that the tools fit this client: how many it takes, and how long a name may be
+    /// with the prefix it adds (see README, "Client fit").
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub client: Option<openapi_mcp::review::fit::Client>,
+    /// The server's name in the client's configuration, which some clients put before each tool
+    /// name (Claude Code: `mcp__NAME__tool`).
+    #[arg(long, value_name = "NAME", default_value = "api", requires = "client")]
+    pub server_name: String,
     #[command(flatten)]
     pub budgets: BudgetArgs,
     #[command(flatten)]
@@ -599,7 +607,14 @@ fn tools_for_review(
 fn lint(args: &LintArgs) -> Result<i32> {
     let (_, tools) = tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
     let options = args.budgets.lint_options(args.hints.is_some());
-    let findings = lint::lint(&tools, options);
+    let mut findings = lint::lint(&tools, options);
+    if let Some(client) = args.client {
+        findings.extend(openapi_mcp::review::fit::check(
+            &tools,
+            client,
+            &args.server_name,
+        ));
+    }
     print(&match args.format {
         LintFormat::Text => lint::render_text(&findings),
         LintFormat::Json => lint::render_json(&findings),

@@ -2,6 +2,7 @@
 //! ([`hints_file`]), lint findings ([`lint`]), the review table ([`report`]), and a converted tools
 //! file read back into the tool model ([`readback`]) so that lint and review need no spec.
 
+pub mod fit;
 pub mod hints_file;
 pub mod lint;
 pub mod readback;

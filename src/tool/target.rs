@@ -56,7 +56,7 @@ impl Target {
                 letter_first: false,
                 inline_refs: false,
                 source: "Anthropic Messages API tools: name ^[a-zA-Z0-9_-]{1,64}$ (Claude Desktop \
-                         and Claude Code enforce 64), input_schema without a top-level \
+                         enforces 64 on the name, Claude Code on mcp__<server>__<name>), input_schema without a top-level \
                          oneOf/anyOf/allOf; $ref/$defs are supported",
             },
             Target::Openai => Rules {
