@@ -25,6 +25,8 @@ pub const CALL: &str = "call_operation";
 /// Default and largest number of hits `search_operations` returns.
 const DEFAULT_LIMIT: usize = 10;
 const MAX_LIMIT: usize = 50;
+/// Most characters of the API's title shown in the tools' descriptions.
+const MAX_TITLE: usize = 80;
 
 /// The four tools and the search index over the exposed operations.
 pub struct Dynamic {
@@ -73,10 +75,12 @@ fn annotations(read_only: bool, destructive: bool, idempotent: bool, open_world:
 /// `call_operation` is destructive when any of them is, and either call tool is open-world unless
 /// every operation it can run is closed-world (as a hints file may say).
 fn definitions(title: &str, tools: &[Tool]) -> Vec<Value> {
-    let api = if title.trim().is_empty() {
-        "the API".to_string()
-    } else {
-        format!("the {} API", title.trim())
+    // The title is cut so that the list stays small whatever the document says.
+    let title: String = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let api = match title.char_indices().nth(MAX_TITLE) {
+        _ if title.is_empty() => "the API".to_string(),
+        Some((at, _)) => format!("the {}... API", &title[..at]),
+        None => format!("the {title} API"),
     };
     let n = tools.len();
     let destructive = tools.iter().any(|t| t.hints.destructive.value);
@@ -284,5 +288,31 @@ fn summary_line(t: &Tool) -> String {
     match line.char_indices().nth(200) {
         Some((at, _)) => format!("{}...", &line[..at]),
         None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The four definitions stay small whatever the title and however many operations.
+    #[test]
+    fn the_list_is_small_whatever_the_api() {
+        let spec = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    delete:\n      \
+                    responses: {'204': {description: ok}}\n";
+        let tools = crate::convert_str("t.yaml", spec, &crate::Options::default())
+            .unwrap()
+            .tools;
+        let title = "An API whose title goes on and on ".repeat(100);
+        let d = Dynamic::new(&title, &tools).unwrap();
+        let size = serde_json::to_string(&serde_json::json!({"tools": d.tools}))
+            .unwrap()
+            .len();
+        assert!(size < 3000, "{size} bytes");
+        let description = d.tools[0].description.as_deref().unwrap_or("");
+        assert!(description.contains("An API whose... API"), "{description}");
+        // The only operation is a DELETE: call_operation says it may destroy.
+        let call = serde_json::to_value(&d.tools[3]).unwrap();
+        assert_eq!(call["annotations"]["destructiveHint"], true);
     }
 }
