@@ -863,3 +863,37 @@ fn file_refs_stay_in_the_documents_folder_unless_ref_root_widens_it() {
             "absolute file `$ref`s are refused",
         ));
 }
+
+/// `-o` naming a device or a named pipe writes into it: renaming a file over it (as a regular
+/// file is replaced) would turn `/dev/null` into a file for every program on the machine.
+#[cfg(unix)]
+#[test]
+fn output_into_a_named_pipe_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("tools.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (send, got) = std::sync::mpsc::channel();
+    let reading = fifo.clone();
+    // Left running if the pipe is never opened for writing (the test then fails on the timeout).
+    std::thread::spawn(move || {
+        let _ = send.send(std::fs::read_to_string(reading));
+    });
+    cmd()
+        .args(["convert", "specs/petstore.yaml", "-o"])
+        .arg(&fifo)
+        .assert()
+        .success();
+    let text = got
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the pipe was written")
+        .unwrap();
+    assert!(text.starts_with("{\"tools\":["), "{text}");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}

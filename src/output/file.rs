@@ -59,14 +59,62 @@ pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
-    AtomicFile::create(path)?.fill(fill).map(|_| ())
+    Output::create(path)?.fill(fill).map(|_| ())
 }
 
 /// A file being written: a temporary file in the target's folder until [`AtomicFile::fill`]
-/// succeeds and renames it into place; dropped, it is deleted.
+/// succeeds and renames it into place; dropped, it is deleted. A target that exists and is
+/// neither a regular file nor a folder (`/dev/null`, a named pipe) is written straight into:
+/// renaming over it would replace the device or pipe with a file.
 pub struct AtomicFile {
     path: PathBuf,
     tmp: tempfile::NamedTempFile,
+}
+
+/// Where `-o` writes.
+pub enum Output {
+    /// A regular file (or none yet), replaced atomically.
+    File(AtomicFile),
+    /// A device or a pipe, written straight into.
+    Special(PathBuf, std::fs::File),
+}
+
+impl Output {
+    /// Open `path` for writing: see [`AtomicFile`].
+    pub fn create(path: &Path) -> Result<Output> {
+        let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        if !special {
+            return AtomicFile::create(path).map(Output::File);
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Output::Special(path.to_path_buf(), file))
+    }
+
+    /// Write the content with `fill` (see [`AtomicFile::fill`]).
+    pub fn fill(self, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<Written> {
+        match self {
+            Output::File(file) => file.fill(fill),
+            Output::Special(path, file) => {
+                let io = |source| Error::Io {
+                    path: path.clone(),
+                    source,
+                };
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+                fill(&mut w).map_err(|e| match e {
+                    Error::Io { source, .. } => io(source),
+                    other => other,
+                })?;
+                w.flush().map_err(io)?;
+                Ok(Written::Replaced)
+            }
+        }
+    }
 }
 
 impl AtomicFile {

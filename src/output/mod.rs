@@ -9,4 +9,4 @@ pub mod file;
 mod line;
 pub mod stream;
 
-pub use file::{AtomicFile, print, to_stdout, write_atomically, write_atomically_with};
+pub use file::{AtomicFile, Output, print, to_stdout, write_atomically, write_atomically_with};

@@ -5,7 +5,7 @@
 //! [`super::emit::write_as`] with `--format json` whatever the number of threads.
 
 use super::emit::{JsonLines, Shape, line_separator, write_line};
-use super::file::{AtomicFile, to_stdout};
+use super::file::{Output, to_stdout};
 use crate::error::{Error, Result};
 use crate::tool::reviewed::HintsFile;
 use crate::tool::{Builder, Options, Plan, Summary};
@@ -59,7 +59,7 @@ pub fn convert_keeping<'d>(
     threads: Option<usize>,
 ) -> Result<(Option<Summary>, Remains<'d>)> {
     // Created first, so that an unwritable output fails before any work, whatever the document.
-    let file = output.map(AtomicFile::create).transpose()?;
+    let file = output.map(Output::create).transpose()?;
     let plan = Plan::new(doc, options, hints)?;
     let threads = match threads {
         Some(n) => n.clamp(1, MAX_THREADS),
