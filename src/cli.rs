@@ -38,6 +38,8 @@ pub enum Command {
     /// first; finding nothing is an empty list, not an error.
     Search(SearchArgs),
     /// Run the tools as an MCP server over stdio that sends each call to the real API.
+    /// Run the tools as an MCP server (stdio, or Streamable HTTP with --http) that sends each call
+    /// to the real API.
     #[cfg(feature = "serve")]
     Serve(ServeArgs),
 }
@@ -226,6 +228,28 @@ pub struct ServeArgs {
     /// call_read_operation, call_operation) instead of one tool per operation.
     #[arg(long)]
     pub dynamic: bool,
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp (for example 127.0.0.1:8080) instead of
+    /// stdio; `GET /healthz` answers 200. Stateless: any instance can answer any request.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: accept requests whose Origin header is URL (scheme://host[:port];
+    /// repeatable). Requests with any other Origin get 403.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub allow_origin: Vec<String>,
+    /// With --http: accept requests whose Host header is NAME (or NAME:PORT; repeatable), as a
+    /// proxy or load balancer forwards it. Loopback names are accepted when bound to loopback.
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub allow_host: Vec<String>,
+    /// With --http: listen on a non-loopback address without OPENAPI_MCP_HTTP_TOKEN (only when
+    /// something in front authenticates the clients).
+    #[arg(long, requires = "http")]
+    pub allow_unauthenticated: bool,
+    /// With --http: largest request body in bytes (413 beyond).
+    #[arg(long, value_name = "BYTES", requires = "http", default_value_t = openapi_mcp::serve::streamable::DEFAULT_MAX_BODY as u32, value_parser = clap::value_parser!(u32).range(1024..))]
+    pub max_body: u32,
+    /// With --http: requests handled at once; further requests wait their turn.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = openapi_mcp::serve::streamable::DEFAULT_MAX_REQUESTS as u16, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub max_requests: u16,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -248,6 +272,12 @@ impl ServeArgs {
             ref_root: self.read.ref_root.clone(),
             conversion: self.select.options(),
             dynamic: self.dynamic,
+            http: self.http.clone(),
+            allow_origins: self.allow_origin.clone(),
+            allow_hosts: self.allow_host.clone(),
+            allow_unauthenticated: self.allow_unauthenticated,
+            max_body: self.max_body as usize,
+            max_requests: usize::from(self.max_requests),
         }
     }
 }

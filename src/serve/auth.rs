@@ -6,10 +6,15 @@
 //! of its kind: `OPENAPI_MCP_API_KEY` (apiKey), `OPENAPI_MCP_BEARER_TOKEN` (http bearer, oauth2,
 //! openIdConnect: sent as `Authorization: Bearer`), `OPENAPI_MCP_BASIC_USER` +
 //! `OPENAPI_MCP_BASIC_PASSWORD` (http basic; the per-scheme variable holds `user:password`).
+//! An oauth2 scheme with a `clientCredentials` flow and no `OPENAPI_MCP_<SCHEME>` gets its tokens
+//! from the flow's token URL when `OPENAPI_MCP_<SCHEME>_CLIENT_ID` and `_CLIENT_SECRET` are set
+//! (see [`super::oauth`]).
 
+use super::oauth::{ClientAuth, ClientConfig, Need};
 use super::request::Prepared;
 use base64::Engine as _;
 use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Where an API key travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,16 +35,39 @@ pub struct Credential {
     pub raw: Vec<String>,
 }
 
+/// What a scheme authenticates with.
+#[derive(Debug, Clone)]
+enum Found {
+    /// Values from the environment, sent as they are.
+    Fixed(Vec<Credential>),
+    /// Tokens fetched with the client credentials of [`Auth::clients`]`[i]`.
+    OAuth(usize),
+}
+
 /// How to authenticate, per scheme name; built once at startup.
 #[derive(Debug, Default)]
 pub struct Auth {
     /// Scheme name -> credential, for the schemes whose variables are set.
-    found: Vec<(String, Vec<Credential>)>,
+    found: Vec<(String, Found)>,
+    /// The oauth2 client credentials found, one per scheme using them.
+    pub clients: Vec<ClientConfig>,
     /// Lines for standard error at startup (variable names only, never values).
     pub notes: Vec<String>,
     /// The variables whose credential is shorter than [`SHORT_SECRET`].
     pub short: Vec<String>,
+    /// Settings that cannot be used (serve refuses to start).
+    pub problems: Vec<String>,
 }
+
+/// The credentials one operation sends: fixed values, and tokens to fetch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    pub fixed: Vec<Credential>,
+    pub oauth: Vec<Need>,
+}
+
+/// One alternative of a security requirement: each scheme's name with the scopes it needs.
+pub type Alternative = Vec<(String, Vec<String>)>;
 
 /// The document's security declarations: `components.securitySchemes`, the top-level `security`.
 /// This is the only place `serve` reads the document beyond the tool model.
@@ -60,8 +88,9 @@ impl<'a> Security<'a> {
     }
 
     /// The requirement in effect for the operation at `pointer`: its own `security`, else the
-    /// document's. A list of alternatives, each a list of scheme names that must all be applied.
-    pub fn requirement(&self, root: &Value, pointer: &str) -> Vec<Vec<String>> {
+    /// document's. A list of alternatives, each a list of schemes (with their scopes) that must
+    /// all be applied.
+    pub fn requirement(&self, root: &Value, pointer: &str) -> Vec<Alternative> {
         let own = root.pointer(pointer).and_then(|op| op.get("security"));
         let Some(Value::Array(alternatives)) = own.or(self.default) else {
             return Vec::new();
@@ -69,7 +98,22 @@ impl<'a> Security<'a> {
         alternatives
             .iter()
             .filter_map(Value::as_object)
-            .map(|alt| alt.keys().cloned().collect())
+            .map(|alt| {
+                alt.iter()
+                    .map(|(name, scopes)| {
+                        let scopes = scopes
+                            .as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(Value::as_str)
+                                    .map(str::to_string)
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        (name.clone(), scopes)
+                    })
+                    .collect()
+            })
             .collect()
     }
 }
@@ -130,13 +174,35 @@ impl Auth {
                         })
                 }
                 ("http", "bearer") | ("oauth2", _) | ("openIdConnect", _) => {
-                    let from = [own.as_str(), "OPENAPI_MCP_BEARER_TOKEN"];
-                    from.iter()
-                        .find_map(|v| get(v).map(|token| (*v, token)))
-                        .map(|(v, token)| {
+                    let bearer = |v: &str| {
+                        get(v).map(|token| {
                             let header = format!("Bearer {token}");
                             (v.to_string(), vec![authorization(header, vec![token])])
                         })
+                    };
+                    if let Some(found) = bearer(&own) {
+                        Some(found)
+                    } else if kind == "oauth2"
+                        && let Some(client) = auth.client_credentials(name, scheme, &get)
+                    {
+                        auth.notes.push(format!(
+                            "security scheme {name:?}: OAuth2 client credentials from {own}_CLIENT_ID and {own}_CLIENT_SECRET, tokens from {}{}",
+                            crate::serve::request::strip_userinfo(&client.token_url),
+                            match client.auth {
+                                ClientAuth::Basic => " (client authentication: HTTP Basic)",
+                                ClientAuth::Post => " (client authentication: form fields)",
+                            }
+                        ));
+                        if client.client_secret.chars().count() < SHORT_SECRET {
+                            auth.short.push(format!("{own}_CLIENT_SECRET"));
+                        }
+                        auth.clients.push(client);
+                        auth.found
+                            .push((name.clone(), Found::OAuth(auth.clients.len() - 1)));
+                        continue;
+                    } else {
+                        bearer("OPENAPI_MCP_BEARER_TOKEN")
+                    }
                 }
                 ("http", "basic") => {
                     let pair = get(&own).map(|p| (own.clone(), p)).or_else(|| {
@@ -173,7 +239,7 @@ impl Auth {
                     }
                     auth.notes
                         .push(format!("security scheme {name:?}: credentials from {var}"));
-                    auth.found.push((name.clone(), creds));
+                    auth.found.push((name.clone(), Found::Fixed(creds)));
                 }
                 None => auth.notes.push(format!(
                     "security scheme {name:?}: no credentials (set {own}{})",
@@ -181,6 +247,8 @@ impl Auth {
                         ("apiKey", _) => " or OPENAPI_MCP_API_KEY",
                         ("http", "basic") =>
                             " or OPENAPI_MCP_BASIC_USER and OPENAPI_MCP_BASIC_PASSWORD",
+                        ("oauth2", _) if client_credentials_flow(scheme) =>
+                            " or OPENAPI_MCP_BEARER_TOKEN, or _CLIENT_ID and _CLIENT_SECRET for its clientCredentials flow",
                         _ => " or OPENAPI_MCP_BEARER_TOKEN",
                     }
                 )),
@@ -189,15 +257,88 @@ impl Auth {
         auth
     }
 
+    /// The client credentials for oauth2 scheme `name`, when `_CLIENT_ID` and `_CLIENT_SECRET`
+    /// are set and a token URL is known; a note or problem says why not otherwise.
+    fn client_credentials(
+        &mut self,
+        name: &str,
+        scheme: &Value,
+        get: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<ClientConfig> {
+        let own = variable(name);
+        let id = get(&format!("{own}_CLIENT_ID"));
+        let secret = get(&format!("{own}_CLIENT_SECRET"));
+        let (client_id, client_secret) = match (id, secret) {
+            (Some(i), Some(s)) => (i, s),
+            (None, None) => return None,
+            (Some(_), None) => {
+                self.problems.push(format!(
+                    "{own}_CLIENT_ID is set but {own}_CLIENT_SECRET is not"
+                ));
+                return None;
+            }
+            (None, Some(_)) => {
+                self.problems.push(format!(
+                    "{own}_CLIENT_SECRET is set but {own}_CLIENT_ID is not"
+                ));
+                return None;
+            }
+        };
+        let auth = match get(&format!("{own}_CLIENT_AUTH"))
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            None | Some("basic") => ClientAuth::Basic,
+            Some("post") => ClientAuth::Post,
+            Some(other) => {
+                self.problems.push(format!(
+                    "{own}_CLIENT_AUTH is {other:?}; expected basic (the default) or post"
+                ));
+                return None;
+            }
+        };
+        let declared = scheme
+            .pointer("/flows/clientCredentials/tokenUrl")
+            .and_then(Value::as_str);
+        let token_url = match get(&format!("{own}_TOKEN_URL")).or(declared.map(str::to_string)) {
+            Some(u) => u.trim().to_string(),
+            None => {
+                self.problems.push(format!(
+                    "security scheme {name:?} has no clientCredentials flow with a tokenUrl; set {own}_TOKEN_URL"
+                ));
+                return None;
+            }
+        };
+        let absolute = (token_url.starts_with("https://") || token_url.starts_with("http://"))
+            && !token_url.contains(char::is_whitespace)
+            && !token_url.contains('#');
+        if !absolute {
+            self.problems.push(format!(
+                "security scheme {name:?}: the token URL {token_url:?} is not an absolute http(s) URL; set {own}_TOKEN_URL"
+            ));
+            return None;
+        }
+        Some(ClientConfig {
+            scheme: name.to_string(),
+            token_url,
+            client_id,
+            client_secret,
+            auth,
+        })
+    }
+
     /// The credentials to send for an operation with this requirement: the first alternative
     /// whose schemes all have credentials (an empty alternative, "no auth", only when no other
     /// one can be satisfied); nothing when none can.
-    pub fn for_requirement(&self, requirement: &[Vec<String>]) -> Vec<Credential> {
-        let creds = |alt: &Vec<String>| -> Option<Vec<Credential>> {
-            let mut out = Vec::new();
-            for scheme in alt {
-                let (_, c) = self.found.iter().find(|(n, _)| n == scheme)?;
-                out.extend(c.iter().cloned());
+    pub fn for_requirement(&self, requirement: &[Alternative]) -> Resolved {
+        let creds = |alt: &Alternative| -> Option<Resolved> {
+            let mut out = Resolved::default();
+            for (scheme, scopes) in alt {
+                let (_, found) = self.found.iter().find(|(n, _)| n == scheme)?;
+                match found {
+                    Found::Fixed(c) => out.fixed.extend(c.iter().cloned()),
+                    Found::OAuth(i) => out.oauth.push(Need::new(*i, scopes)),
+                }
             }
             Some(out)
         };
@@ -210,13 +351,26 @@ impl Auth {
 
     /// Every secret value found, for redaction.
     pub fn secrets(&self) -> Vec<String> {
-        self.found
-            .iter()
-            .flat_map(|(_, c)| c.iter())
+        let fixed = self.found.iter().flat_map(|(_, f)| match f {
+            Found::Fixed(c) => c.as_slice(),
+            Found::OAuth(_) => &[],
+        });
+        fixed
             .flat_map(|c| std::iter::once(c.value.clone()).chain(c.raw.iter().cloned()))
+            .chain(self.clients.iter().flat_map(ClientConfig::secrets))
             .filter(|s| !s.is_empty())
             .collect()
     }
+}
+
+/// Whether an oauth2 scheme declares a client-credentials flow.
+fn client_credentials_flow(scheme: &Value) -> bool {
+    scheme.pointer("/flows/clientCredentials").is_some()
+}
+
+/// `Authorization: Bearer token`.
+pub fn bearer(token: &str) -> Credential {
+    authorization(format!("Bearer {token}"), vec![token.to_string()])
 }
 
 fn authorization(value: String, raw: Vec<String>) -> Credential {
@@ -385,6 +539,46 @@ impl Secrets {
     }
 }
 
+/// The masked values: those known at startup and the tokens fetched since (the latest
+/// [`SharedSecrets::KEPT`]), as one [`Secrets`] that each call takes a snapshot of.
+#[derive(Debug, Default)]
+pub struct SharedSecrets {
+    base: Vec<String>,
+    fetched: Mutex<std::collections::VecDeque<String>>,
+    current: RwLock<Arc<Secrets>>,
+}
+
+impl SharedSecrets {
+    /// Fetched tokens kept masked, newest first.
+    pub const KEPT: usize = 64;
+
+    pub fn new(base: Vec<String>) -> Self {
+        let current = RwLock::new(Arc::new(Secrets::new(&base)));
+        SharedSecrets {
+            base,
+            fetched: Mutex::default(),
+            current,
+        }
+    }
+
+    /// The values to mask now.
+    pub fn get(&self) -> Arc<Secrets> {
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Mask `value` from now on.
+    pub fn add(&self, value: &str) {
+        let mut fetched = self.fetched.lock().unwrap_or_else(|e| e.into_inner());
+        if fetched.iter().any(|v| v == value) {
+            return;
+        }
+        fetched.push_front(value.to_string());
+        fetched.truncate(Self::KEPT);
+        let all = Secrets::new(self.base.iter().chain(fetched.iter()));
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(all);
+    }
+}
+
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric()
 }
@@ -459,9 +653,9 @@ mod tests {
             ]),
         );
         let req = security.requirement(&root, "/paths/~1a/get");
-        assert_eq!(req, vec![vec![], vec!["token".to_string()]]);
+        assert_eq!(req, vec![vec![], vec![("token".to_string(), vec![])]]);
         assert_eq!(
-            auth.for_requirement(&req),
+            auth.for_requirement(&req).fixed,
             vec![Credential {
                 place: Place::Header,
                 name: "Authorization".into(),
@@ -470,9 +664,9 @@ mod tests {
             }]
         );
         let default = security.requirement(&root, "/paths/~1b/get");
-        assert_eq!(auth.for_requirement(&default)[0].place, Place::Query);
-        let basic = auth.for_requirement(&[vec!["basic-auth".into()]]);
-        assert_eq!(basic[0].value, "Basic YW5uOnB3");
+        assert_eq!(auth.for_requirement(&default).fixed[0].place, Place::Query);
+        let basic = auth.for_requirement(&[vec![("basic-auth".into(), vec![])]]);
+        assert_eq!(basic.fixed[0].value, "Basic YW5uOnB3");
         assert!(auth.notes.iter().any(|n| n.contains("mtls")));
         assert!(auth.notes.iter().all(|n| !n.contains("t0k3n")));
     }
@@ -482,12 +676,134 @@ mod tests {
         let root = doc();
         let security = Security::read(&root);
         let auth = Auth::from_env(&security, &env(&[]));
-        assert!(auth.for_requirement(&[vec!["key".into()]]).is_empty());
+        assert_eq!(
+            auth.for_requirement(&[vec![("key".into(), vec![])]]),
+            Resolved::default()
+        );
         assert!(
             auth.notes
                 .iter()
                 .any(|n| n.contains("OPENAPI_MCP_KEY or OPENAPI_MCP_API_KEY"))
         );
+    }
+
+    fn oauth_doc() -> Value {
+        json!({
+            "components": {"securitySchemes": {
+                "cc": {"type": "oauth2", "flows": {"clientCredentials": {
+                    "tokenUrl": "https://auth.example/token", "scopes": {"read": "", "write": ""}}}},
+                "code": {"type": "oauth2", "flows": {"authorizationCode": {
+                    "authorizationUrl": "https://auth.example/a", "tokenUrl": "https://auth.example/t", "scopes": {}}}}
+            }},
+            "paths": {"/a": {"get": {"security": [{"cc": ["write", "read"]}]}}}
+        })
+    }
+
+    #[test]
+    fn oauth_client_credentials() {
+        let root = oauth_doc();
+        let security = Security::read(&root);
+        let req = security.requirement(&root, "/paths/~1a/get");
+        assert_eq!(
+            req,
+            vec![vec![(
+                "cc".to_string(),
+                vec!["write".into(), "read".into()]
+            )]]
+        );
+        // Client credentials: a token to fetch with the operation's scopes, sorted.
+        let auth = Auth::from_env(
+            &security,
+            &env(&[
+                ("OPENAPI_MCP_CC_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CC_CLIENT_SECRET", "very-secret-1"),
+                ("OPENAPI_MCP_CC_CLIENT_AUTH", "POST"),
+            ]),
+        );
+        assert!(auth.problems.is_empty(), "{:?}", auth.problems);
+        let r = auth.for_requirement(&req);
+        assert!(r.fixed.is_empty());
+        assert_eq!(
+            r.oauth,
+            vec![Need::new(0, &["read".into(), "write".into()])]
+        );
+        assert_eq!(auth.clients[0].token_url, "https://auth.example/token");
+        assert_eq!(auth.clients[0].auth, ClientAuth::Post);
+        assert!(auth.secrets().contains(&"very-secret-1".to_string()));
+        assert!(auth.notes.iter().all(|n| !n.contains("very-secret-1")));
+        // The token URL variable overrides the flow's.
+        let auth = Auth::from_env(
+            &security,
+            &env(&[
+                ("OPENAPI_MCP_CC_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CC_CLIENT_SECRET", "very-secret-1"),
+                ("OPENAPI_MCP_CC_TOKEN_URL", "http://127.0.0.1:9/t"),
+            ]),
+        );
+        assert_eq!(auth.clients[0].token_url, "http://127.0.0.1:9/t");
+        assert_eq!(auth.clients[0].auth, ClientAuth::Basic);
+        // A static token wins; the shared one does not.
+        let auth = Auth::from_env(
+            &security,
+            &env(&[
+                ("OPENAPI_MCP_CC", "static-token"),
+                ("OPENAPI_MCP_CC_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CC_CLIENT_SECRET", "very-secret-1"),
+            ]),
+        );
+        assert!(auth.clients.is_empty());
+        assert_eq!(
+            auth.for_requirement(&req).fixed[0].value,
+            "Bearer static-token"
+        );
+        let auth = Auth::from_env(
+            &security,
+            &env(&[
+                ("OPENAPI_MCP_BEARER_TOKEN", "shared-token"),
+                ("OPENAPI_MCP_CC_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CC_CLIENT_SECRET", "very-secret-1"),
+            ]),
+        );
+        assert_eq!(auth.for_requirement(&req).oauth.len(), 1);
+        // Half a pair, an unknown client auth, or no token URL: refused.
+        for vars in [
+            &[("OPENAPI_MCP_CC_CLIENT_ID", "app")][..],
+            &[
+                ("OPENAPI_MCP_CC_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CC_CLIENT_SECRET", "x"),
+                ("OPENAPI_MCP_CC_CLIENT_AUTH", "jwt"),
+            ],
+            &[
+                ("OPENAPI_MCP_CODE_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CODE_CLIENT_SECRET", "x"),
+            ],
+            &[
+                ("OPENAPI_MCP_CC_CLIENT_ID", "app"),
+                ("OPENAPI_MCP_CC_CLIENT_SECRET", "x"),
+                ("OPENAPI_MCP_CC_TOKEN_URL", "/token"),
+            ],
+        ] {
+            let vars: &'static [(&'static str, &'static str)] =
+                Box::leak(vars.to_vec().into_boxed_slice());
+            let auth = Auth::from_env(&security, &env(vars));
+            assert_eq!(auth.problems.len(), 1, "{vars:?}");
+            assert!(auth.clients.is_empty());
+        }
+    }
+
+    #[test]
+    fn shared_secrets_take_fetched_tokens() {
+        let s = SharedSecrets::new(vec!["base-secret".into()]);
+        assert_eq!(
+            s.get().redact("a base-secret b fetched-1"),
+            "a *** b fetched-1"
+        );
+        s.add("fetched-1");
+        assert_eq!(s.get().redact("a base-secret b fetched-1"), "a *** b ***");
+        for i in 0..SharedSecrets::KEPT + 5 {
+            s.add(&format!("tok-{i}"));
+        }
+        assert_eq!(s.get().redact("tok-0 tok-68"), "tok-0 ***");
     }
 
     #[test]

@@ -1,17 +1,21 @@
-//! Serve: runs the converted tools as a live MCP server over stdio that calls the real API.
+//! Serve: runs the converted tools as a live MCP server, over stdio or Streamable HTTP, that calls
+//! the real API.
 //!
 //! `tools/list` answers exactly what `convert` emits for the same options; `tools/call` validates
 //! the arguments against the tool's `inputSchema`, builds the HTTP request from the call mapping
 //! (`_meta["openapi-mcp/http"]`), sends it, and returns the response as a tool result. The
-//! stages live in one module each: [`validate`], [`request`], [`auth`], [`http`], [`response`];
-//! [`server`] ties them to rmcp's `ServerHandler`, and [`transport`] carries the JSON-RPC lines.
+//! stages live in one module each: [`validate`], [`request`], [`auth`] (with [`oauth`] tokens),
+//! [`http`], [`response`]; [`server`] ties them to rmcp's `ServerHandler`, [`transport`] carries
+//! the JSON-RPC lines over stdio and [`streamable`] serves the same handler over HTTP.
 
 pub mod auth;
 pub mod dynamic;
 pub mod http;
+pub mod oauth;
 pub mod request;
 pub mod response;
 pub mod server;
+pub mod streamable;
 pub mod transport;
 pub mod validate;
 
@@ -53,24 +57,55 @@ pub struct ServeOptions {
     pub conversion: crate::Options,
     /// Serve the four tools of [`dynamic`] instead of one tool per operation.
     pub dynamic: bool,
+    /// Serve Streamable HTTP on this address (`host:port`) instead of stdio.
+    pub http: Option<String>,
+    /// Origins a request's `Origin` header may name (`scheme://host[:port]`).
+    pub allow_origins: Vec<String>,
+    /// More host names a request's `Host` header may name.
+    pub allow_hosts: Vec<String>,
+    /// Listen on a non-loopback address without `OPENAPI_MCP_HTTP_TOKEN`.
+    pub allow_unauthenticated: bool,
+    /// Largest HTTP request body in bytes (0: [`streamable::DEFAULT_MAX_BODY`]).
+    pub max_body: usize,
+    /// HTTP requests handled at once (0: [`streamable::DEFAULT_MAX_REQUESTS`]); more wait.
+    pub max_requests: usize,
 }
 
-/// Run the server until standard input closes; returns the exit code.
+/// The variable holding the bearer token HTTP clients must send.
+pub const HTTP_TOKEN: &str = "OPENAPI_MCP_HTTP_TOKEN";
+
+/// Seconds to wait, beyond `--timeout`, for calls in flight after SIGTERM.
+const DRAIN_EXTRA: u64 = 5;
+
+/// Run the server until standard input closes (stdio) or SIGTERM (HTTP); returns the exit code.
 pub fn run(args: &ServeOptions) -> Result<i32> {
-    let state = Arc::new(prepare(args, &|name| std::env::var(name).ok())?);
+    let env = |name: &str| std::env::var(name).ok();
+    let listen = match &args.http {
+        Some(addr) => Some(listen_settings(args, addr, &env)?),
+        None => None,
+    };
+    let state = Arc::new(prepare(args, &env)?);
+    match listen {
+        None => run_stdio(state),
+        Some(listen) => run_http(state, listen),
+    }
+}
+
+/// What is served, for the startup line: the tools, or the operations behind `--dynamic`.
+fn serving(state: &server::State) -> String {
     match &state.dynamic {
-        Some(d) => eprintln!(
-            "openapi-mcp: serving {} operation(s) of {:?} through {} tools over stdio",
+        Some(d) => format!(
+            "{} operation(s) of {:?} through {} tools",
             state.entries.len(),
             state.name,
             d.tools.len()
         ),
-        None => eprintln!(
-            "openapi-mcp: serving {} tool(s) of {:?} over stdio",
-            state.entries.len(),
-            state.name
-        ),
+        None => format!("{} tool(s) of {:?}", state.entries.len(), state.name),
     }
+}
+
+fn run_stdio(state: Arc<server::State>) -> Result<i32> {
+    eprintln!("openapi-mcp: serving {} over stdio", serving(&state));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -102,13 +137,179 @@ pub fn run(args: &ServeOptions) -> Result<i32> {
     Ok(code)
 }
 
+fn run_http(state: Arc<server::State>, listen: streamable::Listen) -> Result<i32> {
+    let listener = streamable::bind(listen.addr)
+        .map_err(|e| Error::Usage(format!("--http {}: cannot listen: {e}", listen.addr)))?;
+    let bound = listener.local_addr().unwrap_or(listen.addr);
+    eprintln!(
+        "openapi-mcp: serving {} over Streamable HTTP at http://{bound}/mcp (health check: GET /healthz)",
+        serving(&state)
+    );
+    for line in protections(&listen) {
+        eprintln!("openapi-mcp: {line}");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+    let listing = Arc::clone(&state.listing);
+    let server = server::Server::new(state);
+    let served = runtime.block_on(streamable::serve(listener, listen, server, listing));
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match served {
+        Ok(()) => {
+            eprintln!("openapi-mcp: stopped");
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("openapi-mcp: error: the HTTP server stopped: {e}");
+            Ok(1)
+        }
+    }
+}
+
+/// The startup lines saying which protections are on.
+fn protections(listen: &streamable::Listen) -> Vec<String> {
+    let mut out = vec![format!(
+        "protection: Host header must be one of {}",
+        if listen.hosts.is_empty() {
+            "(none: every request is refused; add --allow-host NAME)".to_string()
+        } else {
+            listen.hosts.join(", ")
+        }
+    )];
+    out.push(if listen.origins.is_empty() {
+        "protection: requests with an Origin header are refused (add --allow-origin URL)".into()
+    } else {
+        format!(
+            "protection: Origin header, when present, must be one of {}",
+            listen.origins.join(", ")
+        )
+    });
+    out.push(match &listen.token {
+        Some(_) => format!("protection: bearer token required on /mcp (from {HTTP_TOKEN})"),
+        None => format!(
+            "protection: no bearer token required ({HTTP_TOKEN} is not set){}",
+            if listen.addr.ip().is_loopback() {
+                ""
+            } else {
+                "; --allow-unauthenticated: anyone who reaches this address can call the API"
+            }
+        ),
+    });
+    out.push(format!(
+        "protection: request bodies up to {} bytes, {} requests handled at once (more wait), \
+         {} connections",
+        listen.max_body,
+        listen.max_requests,
+        streamable::MAX_CONNECTIONS
+    ));
+    out
+}
+
+/// Check the HTTP listener's settings: the address, the allowed hosts and origins, the token.
+/// A non-loopback address without a token is refused unless `--allow-unauthenticated`.
+pub fn listen_settings(
+    args: &ServeOptions,
+    addr: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<streamable::Listen> {
+    use std::net::ToSocketAddrs;
+    let bad = |why: String| Error::Usage(format!("--http {addr:?}: {why}"));
+    let candidates: Vec<std::net::SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|e| bad(format!("expected HOST:PORT, such as 127.0.0.1:8080 ({e})")))?
+        .collect();
+    let addr = candidates
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(candidates.first())
+        .copied()
+        .ok_or_else(|| bad("the name has no address".into()))?;
+    let token = env(HTTP_TOKEN).filter(|t| !t.trim().is_empty());
+    if let Some(t) = &token
+        && (t.trim() != t || t.chars().any(|c| c.is_control() || !c.is_ascii()))
+    {
+        return Err(Error::Usage(format!(
+            "{HTTP_TOKEN} must be printable ASCII without surrounding spaces"
+        )));
+    }
+    let loopback = addr.ip().is_loopback();
+    if !loopback && token.is_none() && !args.allow_unauthenticated {
+        return Err(Error::Usage(format!(
+            "--http {addr}: not a loopback address, and {HTTP_TOKEN} is not set: anyone who can \
+             reach it could call the API with your credentials. Set {HTTP_TOKEN} (clients then \
+             send Authorization: Bearer <token>), or pass --allow-unauthenticated if something \
+             in front of it authenticates"
+        )));
+    }
+    let mut hosts: Vec<String> = Vec::new();
+    if loopback {
+        hosts.extend(streamable::LOOPBACK_HOSTS.iter().map(|h| h.to_string()));
+        let ip = addr.ip().to_string();
+        if !hosts.contains(&ip) {
+            hosts.push(ip);
+        }
+    }
+    for h in &args.allow_hosts {
+        let Some((name, port)) = streamable::split_host(h) else {
+            return Err(Error::Usage(format!(
+                "--allow-host {h:?}: expected a host name or NAME:PORT"
+            )));
+        };
+        let entry = match port {
+            Some(p) if name.contains(':') => format!("[{name}]:{p}"),
+            Some(p) => format!("{name}:{p}"),
+            None => name,
+        };
+        if !hosts.contains(&entry) {
+            hosts.push(entry);
+        }
+    }
+    let origins = args
+        .allow_origins
+        .iter()
+        .map(|o| {
+            streamable::normalize_origin(o).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--allow-origin {o:?}: expected scheme://host[:port], such as https://app.example.com"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(t) = &token
+        && t.chars().count() < 16
+    {
+        eprintln!(
+            "openapi-mcp: warning: {HTTP_TOKEN} is shorter than 16 characters; use a long random value"
+        );
+    }
+    Ok(streamable::Listen {
+        addr,
+        origins,
+        hosts,
+        token,
+        max_body: if args.max_body == 0 {
+            streamable::DEFAULT_MAX_BODY
+        } else {
+            args.max_body
+        },
+        max_requests: if args.max_requests == 0 {
+            streamable::DEFAULT_MAX_REQUESTS
+        } else {
+            args.max_requests
+        },
+        drain: Duration::from_secs(args.timeout.max(1) + DRAIN_EXTRA),
+    })
+}
+
 /// Load the spec, convert it, and resolve base URLs, headers and credentials. `env` reads
 /// environment variables.
 pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Result<server::State> {
     if args.spec.as_os_str() == "-" {
         return Err(Error::Usage(
-            "serve reads the MCP protocol from standard input, so SPEC must be a file, not `-`"
-                .into(),
+            "SPEC must be a file, not `-` (over stdio, standard input carries the protocol)".into(),
         ));
     }
     if args.timeout == 0 {
@@ -136,7 +337,10 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         .transpose()?;
     let security = auth::Security::read(&doc.root);
     let credentials = auth::Auth::from_env(&security, env);
-    let creds: Vec<Vec<auth::Credential>> = conversion
+    if let Some(problem) = credentials.problems.first() {
+        return Err(Error::Usage(problem.clone()));
+    }
+    let creds: Vec<auth::Resolved> = conversion
         .tools
         .iter()
         .map(|t| credentials.for_requirement(&security.requirement(&doc.root, &t.origin.pointer)))
@@ -148,6 +352,9 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         None => server::Listing::new(&conversion.tools, args.page_size),
     };
     let mut secrets = credentials.secrets();
+    if args.http.is_some() {
+        secrets.extend(env(HTTP_TOKEN).filter(|t| !t.trim().is_empty()));
+    }
     let mut short: Vec<String> = credentials.short.clone();
     let mut bases: Vec<String> = Vec::new();
     let mut entries = Vec::with_capacity(conversion.tools.len());
@@ -219,7 +426,8 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         listing: Arc::new(listing),
         client: http::Client::new(Duration::from_secs(args.timeout), args.verbose),
         headers,
-        secrets: auth::Secrets::new(secrets),
+        secrets: auth::SharedSecrets::new(secrets),
+        tokens: oauth::Tokens::new(credentials.clients),
         permits: Arc::new(tokio::sync::Semaphore::new(max_calls)),
         dynamic,
     })

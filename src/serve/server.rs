@@ -5,8 +5,9 @@
 //! the transport answers `tools/list` with those bytes. Each tool's validators are built on its
 //! first call.
 
-use super::auth::{self, Credential, Secrets};
-use super::http::Client;
+use super::auth::{self, Credential, SharedSecrets};
+use super::http::{Client, Reply};
+use super::oauth::{Need, Tokens};
 use super::request;
 use super::response;
 use super::validate::{self, Schema};
@@ -28,6 +29,8 @@ pub struct Entry {
     /// Base URL (no trailing slash) the path is appended to.
     pub base: String,
     pub credentials: Vec<Credential>,
+    /// OAuth2 tokens to fetch and send.
+    pub oauth: Vec<Need>,
     /// The schemas as values and their validators, made on the first call.
     checks: OnceLock<Checks>,
 }
@@ -40,11 +43,12 @@ struct Checks {
 }
 
 impl Entry {
-    pub fn new(tool: Tool, base: String, credentials: Vec<Credential>) -> Self {
+    pub fn new(tool: Tool, base: String, credentials: auth::Resolved) -> Self {
         Entry {
             tool,
             base,
-            credentials,
+            credentials: credentials.fixed,
+            oauth: credentials.oauth,
             checks: OnceLock::new(),
         }
     }
@@ -204,8 +208,10 @@ pub struct State {
     pub client: Client,
     /// `--header` values, added to every request.
     pub headers: Vec<(String, String)>,
-    /// Every credential value, masked in results and logs.
-    pub secrets: Secrets,
+    /// Every credential value (fetched tokens too), masked in results and logs.
+    pub secrets: SharedSecrets,
+    /// OAuth2 client-credentials tokens.
+    pub tokens: Tokens,
     /// Calls in flight at most; the others wait for a permit.
     pub permits: Arc<tokio::sync::Semaphore>,
     /// `--dynamic`: the four tools listed (in `listing`) and called instead of the entries.
@@ -294,7 +300,7 @@ impl ServerHandler for Server {
 /// the result is masked.
 pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
     let result = run_call(state, i, args);
-    response::redact_result(result, &state.secrets)
+    response::redact_result(result, &state.secrets.get())
 }
 
 fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
@@ -314,9 +320,27 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
     for (name, value) in &state.headers {
         prepared.set_header(name, value);
     }
-    auth::apply(&mut prepared, &entry.credentials, &state.headers);
+    let tokens = match fetch_tokens(state, entry) {
+        Ok(t) => t,
+        Err(message) => return response::error(message),
+    };
+    apply_credentials(&mut prepared, entry, &tokens, &state.headers);
     let shown = prepared.shown_url();
-    match state.client.send(&prepared, &state.secrets) {
+    let mut sent = state.client.send(&prepared, &state.secrets.get());
+    // A fetched token the API refuses: fetch new ones once and send again.
+    if matches!(&sent, Ok(Reply { status: 401, .. })) && !tokens.is_empty() {
+        for (need, used) in entry.oauth.iter().zip(&tokens) {
+            state.tokens.refused(need, used);
+        }
+        let tokens = match fetch_tokens(state, entry) {
+            Ok(t) => t,
+            Err(message) => return response::error(message),
+        };
+        apply_credentials(&mut prepared, entry, &tokens, &state.headers);
+        sent = state.client.send(&prepared, &state.secrets.get());
+    }
+    let secrets = state.secrets.get();
+    match sent {
         Ok(reply) => {
             let check = |v: &Value| checks.output.problem(&tool.name, "outputSchema", v);
             response::to_result(
@@ -324,11 +348,35 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
                 &shown,
                 tool.call.output_wrapped.as_deref(),
                 &check,
-                &state.secrets,
+                &secrets,
             )
         }
         Err(message) => response::error(format!("{} {shown} failed: {message}", prepared.method)),
     }
+}
+
+/// The OAuth2 tokens `entry` needs, in the order of `entry.oauth`.
+fn fetch_tokens(state: &State, entry: &Entry) -> Result<Vec<String>, String> {
+    entry
+        .oauth
+        .iter()
+        .map(|need| state.tokens.get(need, &state.client, &state.secrets))
+        .collect()
+}
+
+fn apply_credentials(
+    prepared: &mut request::Prepared,
+    entry: &Entry,
+    tokens: &[String],
+    headers: &[(String, String)],
+) {
+    if tokens.is_empty() {
+        auth::apply(prepared, &entry.credentials, headers);
+        return;
+    }
+    let mut creds = entry.credentials.clone();
+    creds.extend(tokens.iter().map(|t| auth::bearer(t)));
+    auth::apply(prepared, &creds, headers);
 }
 
 #[cfg(test)]

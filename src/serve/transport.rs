@@ -207,7 +207,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
 
 /// What is wrong with the params of a request to `method`, checked before rmcp sees them
 /// (rmcp reads a `tools/call` it cannot parse as an unknown method).
-fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
+pub(super) fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
     let params = match params {
         None | Some(Value::Null) => None,
         Some(Value::Object(p)) => Some(p),

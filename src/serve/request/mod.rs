@@ -160,7 +160,7 @@ pub fn sent_forms(value: &str) -> Vec<String> {
     ]
 }
 
-fn strip_userinfo(url: &str) -> String {
+pub fn strip_userinfo(url: &str) -> String {
     let Some(scheme_end) = url.find("://") else {
         return url.to_string();
     };
