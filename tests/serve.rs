@@ -150,6 +150,13 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, flight: &Flight
         ("DELETE", _) | ("POST", "/v1/login") => ("204 No Content", "", String::new()),
         ("POST", "/v1/upload") => ("200 OK", "text/plain", "stored".into()),
         ("GET", "/v1/echo") => ("200 OK", "application/json", echo),
+        // The OAuth2 token endpoint of specs/serve/oauth.yaml.
+        ("POST", "/token") => (
+            "200 OK",
+            "application/json",
+            r#"{"access_token":"stdio-tok-123456789","token_type":"bearer","expires_in":3600}"#
+                .into(),
+        ),
         // The request after padding that puts the excerpt's end (2,000 characters) inside
         // the query's credential.
         ("GET", "/v1/echo-error") => (
@@ -1209,4 +1216,45 @@ fn dynamic_keeps_filters_and_reviewed_hints() {
     assert!(is_error(&r), "{r}");
     assert_eq!(api.count(), before);
     s.finish();
+}
+
+/// OAuth2 client credentials over stdio: the token is fetched from the flow's token endpoint once,
+/// sent as a bearer token, and masked in results.
+#[test]
+fn oauth_client_credentials_over_stdio() {
+    let api = Api::start();
+    let token_url = format!("{}/token", api.origin());
+    let mut s = Session::start_spec(
+        "specs/serve/oauth.yaml",
+        &["--base-url", &api.base],
+        &[
+            ("OPENAPI_MCP_CC_CLIENT_ID", "stdio-client"),
+            ("OPENAPI_MCP_CC_CLIENT_SECRET", "stdio-secret-123"),
+            ("OPENAPI_MCP_CC_TOKEN_URL", &token_url),
+        ],
+    );
+    s.initialize();
+    for _ in 0..2 {
+        let r = s.call("echo", json!({}));
+        assert!(!is_error(&r), "{r}");
+        assert!(!r.to_string().contains("stdio-tok-123456789"), "{r}");
+        assert!(text(&r).contains("Bearer ***"), "{r}");
+    }
+    let requests = api.requests.lock().unwrap().clone();
+    let tokens: Vec<_> = requests.iter().filter(|r| r.target == "/token").collect();
+    assert_eq!(tokens.len(), 1, "one token for two calls");
+    assert_eq!(
+        String::from_utf8_lossy(&tokens[0].body),
+        "grant_type=client_credentials&scope=read"
+    );
+    assert_eq!(
+        api.last().header("authorization"),
+        Some("Bearer stdio-tok-123456789")
+    );
+    let err = s.finish();
+    assert!(err.contains("OAuth2 client credentials"), "{err}");
+    assert!(
+        !err.contains("stdio-secret-123") && !err.contains("stdio-tok-123456789"),
+        "{err}"
+    );
 }

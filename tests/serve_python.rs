@@ -1,5 +1,6 @@
-//! `openapi-mcp serve` driven by the official MCP Python SDK client (`tests/python/serve_client.py`:
-//! `stdio_client` + `ClientSession` against a local `http.server`).
+//! `openapi-mcp serve` driven by the official MCP Python SDK client against a local `http.server`:
+//! over stdio (`tests/python/serve_client.py`: `stdio_client` + `ClientSession`) and over
+//! Streamable HTTP (`tests/python/http_client.py`: `streamable_http_client` + `ClientSession`).
 //!
 //! Runs when `python3` can `import mcp`; otherwise it prints why it skips. With
 //! `OPENAPI_MCP_REQUIRE_SHARED` set (as `.ci/run` does after installing `mcp`), a skip is a failure.
@@ -19,18 +20,40 @@ fn skip(reason: &str) {
 
 #[test]
 fn python_sdk_client_lists_and_calls_tools() {
-    run_client(&[]);
+    run_script(
+        "tests/python/serve_client.py",
+        "import mcp.client.stdio, mcp.client.session",
+        "python-sdk: ok",
+        &[],
+    );
 }
 
 /// The same client through `serve --dynamic`'s four tools.
 #[test]
 fn python_sdk_client_through_dynamic_tools() {
-    run_client(&["dynamic"]);
+    run_script(
+        "tests/python/serve_client.py",
+        "import mcp.client.stdio, mcp.client.session",
+        "python-sdk: ok",
+        &["dynamic"],
+    );
 }
 
-fn run_client(extra: &[&str]) {
+/// `serve --http` with the SDK's Streamable HTTP client: list and call with the bearer token, the
+/// client's own headers not forwarded, exit 0 on SIGTERM.
+#[test]
+fn python_sdk_streamable_http_client_lists_and_calls_tools() {
+    run_script(
+        "tests/python/http_client.py",
+        "import mcp.client.streamable_http, mcp.client.session",
+        "python-sdk-http: ok",
+        &[],
+    );
+}
+
+fn run_script(script: &str, import: &str, done: &str, extra: &[&str]) {
     let probe = Command::new("python3")
-        .args(["-c", "import mcp.client.stdio, mcp.client.session"])
+        .args(["-c", import])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
@@ -42,7 +65,7 @@ fn run_client(extra: &[&str]) {
         Ok(_) => {}
     }
     let mut child = Command::new("python3")
-        .arg("tests/python/serve_client.py")
+        .arg(script)
         .arg(env!("CARGO_BIN_EXE_openapi-mcp"))
         .arg("specs/serve/api.yaml")
         .args(extra)
@@ -82,8 +105,8 @@ fn run_client(extra: &[&str]) {
     println!("{out}");
     eprintln!("{err}");
     assert!(status.success(), "Python SDK client failed:\n{out}\n{err}");
-    assert!(out.contains("python-sdk: ok"), "{out}");
-    for secret in ["py-key-1", "py-tok-2"] {
+    assert!(out.contains(done), "{out}");
+    for secret in ["py-key-1", "py-tok-2", "http-token-0123456789abcdef"] {
         assert!(
             !err.contains(secret),
             "a credential leaked to stderr:\n{err}"

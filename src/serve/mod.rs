@@ -522,6 +522,39 @@ mod tests {
     }
 
     #[test]
+    fn listen_settings_refuse_open_listeners_without_a_token() {
+        let args = ServeOptions::default();
+        let none = |_: &str| None;
+        let token = |name: &str| (name == HTTP_TOKEN).then(|| "a-long-enough-token".to_string());
+        // Loopback: allowed without a token, and the loopback names are accepted.
+        let l = listen_settings(&args, "127.0.0.1:0", &none).unwrap();
+        assert!(l.hosts.contains(&"localhost".to_string()));
+        assert_eq!(l.max_body, streamable::DEFAULT_MAX_BODY);
+        assert_eq!(l.max_requests, streamable::DEFAULT_MAX_REQUESTS);
+        // Every interface: refused without a token, unless told.
+        let e = listen_settings(&args, "0.0.0.0:0", &none).unwrap_err();
+        assert!(e.to_string().contains("--allow-unauthenticated"), "{e}");
+        let l = listen_settings(&args, "0.0.0.0:0", &token).unwrap();
+        assert_eq!(l.token.as_deref(), Some("a-long-enough-token"));
+        assert!(l.hosts.is_empty(), "no loopback names off loopback");
+        let open = ServeOptions {
+            allow_unauthenticated: true,
+            allow_hosts: vec!["mcp.example.com".into(), "[::1]:8080".into()],
+            allow_origins: vec!["https://App.example.com:443".into()],
+            ..ServeOptions::default()
+        };
+        let l = listen_settings(&open, "0.0.0.0:0", &none).unwrap();
+        assert_eq!(l.hosts, vec!["mcp.example.com", "[::1]:8080"]);
+        assert_eq!(l.origins, vec!["https://app.example.com"]);
+        assert!(listen_settings(&args, "no-port", &none).is_err());
+        let bad = ServeOptions {
+            allow_hosts: vec!["a b".into()],
+            ..ServeOptions::default()
+        };
+        assert!(listen_settings(&bad, "127.0.0.1:0", &none).is_err());
+    }
+
+    #[test]
     fn base_urls() {
         assert_eq!(
             absolute_url("http://127.0.0.1:8/v1/").unwrap(),
