@@ -145,13 +145,16 @@ struct Cached {
     refresh_at: Option<Instant>,
 }
 
+/// Token URL, client id and scope set.
+type Key = (String, String, Vec<String>);
+/// One key's token, locked while it is fetched.
+type Slot = Arc<Mutex<Option<Cached>>>;
+
 /// The token cache: one slot per token URL, client id and scope set, each locked while its token
 /// is fetched so that calls needing it at the same time make one request.
 pub struct Tokens {
     clients: Vec<ClientConfig>,
-    slots: Mutex<HashMap<(String, String, Vec<String>), Arc<Mutex<Option<Cached>>>>>,
-    /// Token requests sent (for the log and tests).
-    fetched: std::sync::atomic::AtomicUsize,
+    slots: Mutex<HashMap<Key, Slot>>,
 }
 
 impl Tokens {
@@ -159,7 +162,6 @@ impl Tokens {
         Tokens {
             clients,
             slots: Mutex::new(HashMap::new()),
-            fetched: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -167,7 +169,7 @@ impl Tokens {
         &self.clients
     }
 
-    fn slot(&self, need: &Need) -> Arc<Mutex<Option<Cached>>> {
+    fn slot(&self, need: &Need) -> Slot {
         let c = &self.clients[need.client];
         let key = (
             c.token_url.clone(),
@@ -208,11 +210,6 @@ impl Tokens {
         }
     }
 
-    /// Token requests sent so far.
-    pub fn fetched(&self) -> usize {
-        self.fetched.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
     fn fetch(&self, need: &Need, http: &Client, secrets: &SharedSecrets) -> Result<Cached, String> {
         let client = &self.clients[need.client];
         let request = client.request(&need.scopes);
@@ -222,8 +219,6 @@ impl Tokens {
             client.scheme
         );
         let started = Instant::now();
-        self.fetched
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let reply = http
             .send(&request, &secrets.get())
             .map_err(|e| format!("{what}: {e}"))?;
