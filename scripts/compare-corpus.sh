@@ -6,6 +6,8 @@
 #   scripts/compare-corpus.sh REFERENCE_BINARY [NEW_BINARY] [CORPUS_DIR]
 #
 # NEW_BINARY defaults to target/release/openapi-mcp, CORPUS_DIR to ../shared/corpus/fetch's folder.
+# NEW_ARGS (environment) adds options to the new binary's runs only, e.g.
+# `NEW_ARGS="--suggest method"` to check that the old suggestions are reproduced.
 # The reference's outputs are cached by its checksum under target/compare-corpus/, so comparing
 # another build against the same reference runs only the new one. Prints each document that
 # differs (with the options) and a count; exits 1 if any differs.
@@ -36,7 +38,7 @@ for variant in default inline; do
   fi
   while read -r rc sum f; do
     n=$((n + 1))
-    got=$(digest "$new" "${opts[@]}" "$corpus/$f")
+    got=$(digest "$new" "${opts[@]}" ${NEW_ARGS:-} "$corpus/$f")
     if [[ "$got" != "$rc $sum" ]]; then
       differ=$((differ + 1))
       echo "differs ($variant): $f"

@@ -8,7 +8,7 @@ use openapi_mcp::output::{self, print};
 use openapi_mcp::read::{self, Document};
 use openapi_mcp::review::{self, HintsFile, lint};
 use openapi_mcp::tool::target::Target;
-use openapi_mcp::{Filter, NameStyle, Options};
+use openapi_mcp::{Filter, NameStyle, Options, Suggest};
 use std::path::{Path, PathBuf};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1, 3.2; JSON or YAML) into MCP tool
@@ -103,9 +103,10 @@ pub struct BudgetArgs {
 }
 
 impl BudgetArgs {
-    fn lint_options(&self, expect_review: bool) -> lint::LintOptions {
+    fn lint_options(&self, hints: Option<&HintsFile>) -> lint::LintOptions {
         lint::LintOptions {
-            expect_review,
+            expect_review: hints.is_some(),
+            defaults_reviewed: hints.is_some_and(HintsFile::defaults_reviewed),
             max_tool_bytes: (self.max_tool_bytes > 0).then_some(self.max_tool_bytes),
             max_list_bytes: (self.max_list_bytes > 0).then_some(self.max_list_bytes),
         }
@@ -345,6 +346,11 @@ pub struct SelectArgs {
     /// Leave out `outputSchema` (responses are still returned; clients just cannot validate them).
     #[arg(long)]
     pub no_output_schema: bool,
+    /// How hints are suggested: `evidence` weighs the operation's name, summary, path and body
+    /// and the API's style over the HTTP method table (see README, "Hint suggestions");
+    /// `method` uses the method table alone (the suggestions of earlier versions, byte for byte).
+    #[arg(long, value_enum, default_value_t = Suggest::Evidence)]
+    pub suggest: Suggest,
 }
 
 fn parse_method(s: &str) -> std::result::Result<Method, String> {
@@ -373,6 +379,7 @@ impl SelectArgs {
             schema_budget: (self.schema_budget > 0).then_some(self.schema_budget),
             max_ref_depth: self.max_ref_depth,
             output_schema: !self.no_output_schema,
+            suggest: self.suggest,
         }
     }
 }
@@ -594,10 +601,11 @@ fn hints(args: &HintsArgs) -> Result<i32> {
             );
         }
         eprintln!(
-            "openapi-mcp: {} kept, {} added (unreviewed), {} moved to `removed:`",
+            "openapi-mcp: {} kept, {} added (unreviewed), {} moved to `removed:`, {} of unreviewed entries given the new suggestion",
             count(report.kept, "entry", "entries"),
             count(report.added.len(), "tool", "tools"),
-            report.orphaned.len()
+            report.orphaned.len(),
+            count(report.refreshed.len(), "value", "values"),
         );
     }
     match args.output.as_ref().or(args.update.as_ref()) {
@@ -613,7 +621,7 @@ fn tools_for_review(
     select: &SelectArgs,
     read: &ReadArgs,
     hints: Option<&Path>,
-) -> Result<(String, Vec<openapi_mcp::Tool>)> {
+) -> Result<(String, Vec<openapi_mcp::Tool>, Option<HintsFile>)> {
     let (name, bytes) = read_spec(spec)?;
     let tree = read::parse_tree(&name, &bytes)?;
     let (title, mut tools) = if review::readback::is_tools_list(&tree) {
@@ -628,15 +636,17 @@ fn tools_for_review(
         let conversion = openapi_mcp::convert_document(&doc, &select.options())?;
         (conversion.title, conversion.tools)
     };
-    if let Some(path) = hints {
-        review::HintsFile::load(path)?.apply(&mut tools)?;
+    let hints = hints.map(review::HintsFile::load).transpose()?;
+    if let Some(file) = &hints {
+        file.apply(&mut tools)?;
     }
-    Ok((title, tools))
+    Ok((title, tools, hints))
 }
 
 fn lint(args: &LintArgs) -> Result<i32> {
-    let (_, tools) = tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
-    let options = args.budgets.lint_options(args.hints.is_some());
+    let (_, tools, hints) =
+        tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
+    let options = args.budgets.lint_options(hints.as_ref());
     let mut findings = lint::lint(&tools, options);
     if let Some(client) = args.client {
         findings.extend(openapi_mcp::review::fit::check(
@@ -654,11 +664,12 @@ fn lint(args: &LintArgs) -> Result<i32> {
 }
 
 fn review(args: &ReviewArgs) -> Result<i32> {
-    let (title, tools) =
+    let (title, tools, hints) =
         tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
-    let options = args.budgets.lint_options(args.hints.is_some());
+    let options = args.budgets.lint_options(hints.as_ref());
     let findings = lint::lint(&tools, options);
-    print(&review::report::render(&title, &tools, &findings))?;
+    let defaults = hints.as_ref().and_then(|h| h.defaults.as_ref());
+    print(&review::report::render(&title, &tools, &findings, defaults))?;
     Ok(0)
 }
 

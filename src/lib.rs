@@ -32,6 +32,7 @@ pub mod tool;
 pub use error::{Error, Result};
 pub use output::emit;
 pub use tool::naming::NameStyle;
+pub use tool::suggest::Suggest;
 pub use tool::{DEFAULT_SCHEMA_BUDGET, Filter, Options, Summary, Tool, target};
 
 use std::path::Path;

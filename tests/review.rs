@@ -9,6 +9,9 @@ use serde_json::Value;
 
 const TRAPS: &str = "specs/review-traps.yaml";
 const TRAPS_HINTS: &str = "specs/hints/review-traps.hints.yaml";
+/// The review-traps scenarios test the lint and the review workflow on the method table's
+/// suggestions (`hint-evidence.yaml` tests the evidence).
+const METHOD: [&str; 2] = ["--suggest", "method"];
 
 fn stdout(c: &mut Command, code: i32) -> String {
     String::from_utf8(c.assert().code(code).get_output().stdout.clone()).unwrap()
@@ -18,7 +21,7 @@ fn stdout(c: &mut Command, code: i32) -> String {
 fn lint_text_snapshot_and_exit_1_on_errors() {
     snapshot!(
         "review-traps.lint.txt",
-        stdout(cmd().args(["lint", TRAPS]), 1),
+        stdout(cmd().args(["lint"]).args(METHOD).args([TRAPS]), 1),
     );
 }
 
@@ -26,7 +29,13 @@ fn lint_text_snapshot_and_exit_1_on_errors() {
 fn review_report_snapshot() {
     snapshot!(
         "review-traps.review.md",
-        stdout(cmd().args(["review", TRAPS, "--hints", TRAPS_HINTS]), 0),
+        stdout(
+            cmd()
+                .args(["review"])
+                .args(METHOD)
+                .args([TRAPS, "--hints", TRAPS_HINTS]),
+            0
+        ),
     );
 }
 
@@ -34,13 +43,19 @@ fn review_report_snapshot() {
 fn starter_hints_file_snapshot() {
     snapshot!(
         "review-traps.hints.yaml",
-        stdout(cmd().args(["hints", TRAPS]), 0),
+        stdout(cmd().args(["hints"]).args(METHOD).args([TRAPS]), 0),
     );
 }
 
 #[test]
 fn lint_json_has_the_documented_fields() {
-    let out = stdout(cmd().args(["lint", TRAPS, "--format", "json"]), 1);
+    let out = stdout(
+        cmd()
+            .args(["lint"])
+            .args(METHOD)
+            .args([TRAPS, "--format", "json"]),
+        1,
+    );
     let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
     assert!(!findings.is_empty());
     for f in &findings {
@@ -63,7 +78,10 @@ fn lint_json_has_the_documented_fields() {
 #[test]
 fn reviewed_findings_are_settled_not_errors() {
     let out = stdout(
-        cmd().args(["lint", TRAPS, "--hints", TRAPS_HINTS, "--format", "json"]),
+        cmd()
+            .args(["lint"])
+            .args(METHOD)
+            .args([TRAPS, "--hints", TRAPS_HINTS, "--format", "json"]),
         1,
     );
     let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
@@ -100,7 +118,9 @@ fn lint_reads_a_converted_tools_file() {
     let dir = tempfile::tempdir().unwrap();
     let tools = dir.path().join("tools.json");
     cmd()
-        .args(["convert", TRAPS, "-o"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "-o"])
         .arg(&tools)
         .assert()
         .success();
@@ -117,7 +137,13 @@ fn lint_reads_a_converted_tools_file() {
 
 #[test]
 fn convert_applies_hints_file_values() {
-    let out = stdout(cmd().args(["convert", TRAPS, "--hints", TRAPS_HINTS]), 0);
+    let out = stdout(
+        cmd()
+            .args(["convert"])
+            .args(METHOD)
+            .args([TRAPS, "--hints", TRAPS_HINTS]),
+        0,
+    );
     let v: Value = serde_json::from_str(&out).unwrap();
     let refund = v["tools"]
         .as_array()
@@ -149,7 +175,9 @@ fn malformed_hints_file_reports_line_and_column() {
     let hints = dir.path().join("hints.yaml");
     std::fs::write(&hints, "tools:\n  logout:\n    readOnlyHint: perhaps\n").unwrap();
     cmd()
-        .args(["convert", TRAPS, "--hints"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--hints"])
         .arg(&hints)
         .assert()
         .code(2)
@@ -169,7 +197,9 @@ fn hints_update_keeps_decisions_adds_new_tools_and_keeps_orphans() {
     );
     std::fs::write(&hints, &old).unwrap();
     cmd()
-        .args(["hints", TRAPS, "--update"])
+        .args(["hints"])
+        .args(METHOD)
+        .args([TRAPS, "--update"])
         .arg(&hints)
         .assert()
         .success()
@@ -195,12 +225,16 @@ fn hints_update_keeps_decisions_adds_new_tools_and_keeps_orphans() {
     );
     // The updated file applies cleanly, and a second update changes nothing.
     cmd()
-        .args(["convert", TRAPS, "--hints"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--hints"])
         .arg(&hints)
         .assert()
         .success();
     cmd()
-        .args(["hints", TRAPS, "--update"])
+        .args(["hints"])
+        .args(METHOD)
+        .args([TRAPS, "--update"])
         .arg(&hints)
         .assert()
         .success();
@@ -213,25 +247,33 @@ fn check_passes_fails_and_never_writes() {
     let out = dir.path().join("tools.json");
     // Missing file: drift.
     cmd()
-        .args(["convert", TRAPS, "--check", "-o"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--check", "-o"])
         .arg(&out)
         .assert()
         .code(1);
     assert!(!out.exists(), "--check never writes");
     cmd()
-        .args(["convert", TRAPS, "-o"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "-o"])
         .arg(&out)
         .assert()
         .success();
     cmd()
-        .args(["convert", TRAPS, "--check", "-o"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--check", "-o"])
         .arg(&out)
         .assert()
         .code(0)
         .stderr("");
     // A reviewed hint changes one annotation; a filter removes tools.
     cmd()
-        .args(["convert", TRAPS, "--check", "--hints", TRAPS_HINTS, "-o"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--check", "--hints", TRAPS_HINTS, "-o"])
         .arg(&out)
         .assert()
         .code(1)
@@ -240,7 +282,9 @@ fn check_passes_fails_and_never_writes() {
         ));
     let before = std::fs::read(&out).unwrap();
     cmd()
-        .args(["convert", TRAPS, "--check", "--methods", "get", "-o"])
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--check", "--methods", "get", "-o"])
         .arg(&out)
         .assert()
         .code(1)
@@ -253,5 +297,10 @@ fn check_passes_fails_and_never_writes() {
         .assert()
         .code(2);
     // --check needs -o.
-    cmd().args(["convert", TRAPS, "--check"]).assert().code(2);
+    cmd()
+        .args(["convert"])
+        .args(METHOD)
+        .args([TRAPS, "--check"])
+        .assert()
+        .code(2);
 }

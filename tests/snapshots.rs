@@ -30,6 +30,20 @@ fn inline_refs_snapshot() {
     );
 }
 
+/// `--suggest method` writes what the method table alone gave before evidence was weighed: this
+/// snapshot is the default output of the earlier version, unchanged.
+#[test]
+fn suggest_method_snapshot() {
+    let options = Options {
+        suggest: openapi_mcp::Suggest::Method,
+        ..Options::default()
+    };
+    snapshot!(
+        "review-traps.yaml.suggest-method",
+        common::convert_json(&common::root().join("specs/review-traps.yaml"), &options),
+    );
+}
+
 #[test]
 fn output_is_deterministic() {
     for path in common::specs() {

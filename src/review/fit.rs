@@ -167,6 +167,7 @@ pub fn check(tools: &[Tool], client: Client, server: &str) -> Vec<Finding> {
                         "the client shortens it"
                     },
                 ),
+                confidence: None,
             });
         }
     }
@@ -183,6 +184,7 @@ pub fn check(tools: &[Tool], client: Client, server: &str) -> Vec<Finding> {
                 tools.len(),
                 client.label(),
             ),
+            confidence: None,
         });
     }
     out

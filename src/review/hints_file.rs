@@ -2,24 +2,27 @@
 //! file, and updating a file without losing a human decision (applying it is `tool::reviewed`).
 //!
 //! ```yaml
+//! defaults:
+//!   openWorldHint: false                      # our own instance: no outside world
+//!   reviewed: true
 //! tools:
 //!   refund_order:
 //!     operation: "POST /orders/{id}/refund"   # informational, to spot renames
-//!     readOnlyHint: false                     # POST: changes state
-//!     destructiveHint: true                   # a human changed this
+//!     readOnlyHint: false                     # method: POST: changes state
+//!     destructiveHint: true                   # name: POST, but the name says `refund` ...
 //!     idempotentHint: false
-//!     openWorldHint: true
 //!     reviewed: true
 //!     note: "refunds cannot be undone"
 //! ```
 //!
-//! Precedence: a value in the file wins over a vendor extension, which wins over the method table.
+//! Precedence: a tool's entry, then a vendor extension, then `defaults:`, then the suggestion.
 //! Entries whose tool no longer exists are moved by `--update` under `removed:` (kept, reported,
 //! never silently deleted); `removed:` is ignored when hints are applied.
 
 use crate::error::{Error, Location, Result};
 use crate::tool::Tool;
-pub use crate::tool::reviewed::{Entry, HintsFile};
+pub use crate::tool::reviewed::{Defaults, Entry, HintsFile};
+use crate::tool::suggest::{self, Hint, HintSource};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -67,11 +70,51 @@ pub struct UpdateReport {
     pub orphaned: Vec<String>,
     /// (tool, old operation, new operation) where the informational operation changed.
     pub moved: Vec<(String, String, String)>,
+    /// (tool, hint key) of unreviewed values that were the method table's and now take the new
+    /// suggestion.
+    pub refreshed: Vec<(String, &'static str)>,
 }
 
-/// Merge `old` with the current `tools` (suggested hints, before any file is applied): every
-/// existing entry is kept as written, new tools get unreviewed entries, vanished ones go under
-/// `removed:`.
+/// What the method table (and the document's extensions) suggested for `hint` of `tool`: the
+/// value a file written before evidence-based suggestions holds where no human changed it.
+fn method_value(tool: &Tool, i: usize) -> bool {
+    let (_, h): (_, &Hint) = tool.hints.entries()[i];
+    if matches!(h.source, HintSource::Extension(_)) {
+        return h.value;
+    }
+    suggest::from_method(tool.call.method).entries()[i].1.value
+}
+
+/// Give an unreviewed entry the current suggestions where it holds the method table's value
+/// (a value a human changed differs from it and is kept). A machine-written openWorldHint is
+/// dropped so that `defaults:` decides it.
+fn refresh(e: &mut Entry, tool: &Tool, report: &mut UpdateReport) {
+    if e.reviewed {
+        return;
+    }
+    let entries = tool.hints.entries();
+    let slots = [
+        &mut e.read_only_hint,
+        &mut e.destructive_hint,
+        &mut e.idempotent_hint,
+    ];
+    for (i, slot) in slots.into_iter().enumerate() {
+        let (key, now) = entries[i];
+        if *slot == Some(method_value(tool, i)) && now.value != method_value(tool, i) {
+            *slot = Some(now.value);
+            report.refreshed.push((tool.name.clone(), key));
+        }
+    }
+    let own = matches!(tool.hints.open_world.source, HintSource::Extension(_));
+    if !own && e.open_world_hint == Some(method_value(tool, 3)) {
+        e.open_world_hint = None;
+    }
+}
+
+/// Merge `old` with the current `tools` (suggested hints, before any file is applied): reviewed
+/// entries and values a human changed are kept as written, unreviewed values that are the
+/// method table's take the current suggestion, new tools get unreviewed entries, vanished ones
+/// go under `removed:`, and a missing `defaults:` block is added.
 pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
     let mut report = UpdateReport::default();
     let mut entries = IndexMap::new();
@@ -90,6 +133,7 @@ pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
                         .push((tool.name.clone(), before.clone(), now.clone()));
                 }
                 e.operation = Some(now);
+                refresh(&mut e, tool, &mut report);
                 report.kept += 1;
                 entries.insert(tool.name.clone(), e);
             }
@@ -107,6 +151,7 @@ pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
         }
     }
     let file = HintsFile {
+        defaults: Some(old.defaults.clone().unwrap_or_else(Defaults::starter)),
         tools: Some(entries),
         removed: (!removed.is_empty()).then_some(removed),
     };
@@ -118,9 +163,13 @@ pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
 pub fn render(file: &HintsFile, tools: &[Tool]) -> String {
     let mut out = String::from(
         "# Reviewed MCP tool hints for openapi-mcp. Edit values, then set `reviewed: true`.\n\
-         # Values here win over x-mcp-annotations, which win over the HTTP method table.\n\
-         # Comments show the suggestion and its reason; they are rewritten by `hints --update`.\n",
+         # Precedence: a tool's entry, then x-mcp-annotations, then `defaults:`, then the suggestion.\n\
+         # Comments show the suggestion: its source, `unsure` where the evidence does not settle\n\
+         # it, and its reason; they are rewritten by `hints --update`.\n",
     );
+    if let Some(d) = &file.defaults {
+        write_defaults(&mut out, d);
+    }
     out.push_str("tools:");
     let entries: Vec<_> = file.entries().collect();
     let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
@@ -143,6 +192,40 @@ pub fn render(file: &HintsFile, tools: &[Tool]) -> String {
         }
     }
     out
+}
+
+fn write_defaults(out: &mut String, d: &Defaults) {
+    out.push_str("defaults:\n");
+    if !d.reviewed {
+        out.push_str(
+            "  # One decision for the whole API: openWorldHint true if the tools reach a public\n\
+             \x20 # service or other people's data (GitHub, Stripe), false for a self-hosted or\n\
+             \x20 # own-data API (your Grafana, your own project). Decide, then set `reviewed: true`.\n",
+        );
+    }
+    let values = [
+        ("readOnlyHint", d.read_only_hint),
+        ("destructiveHint", d.destructive_hint),
+        ("idempotentHint", d.idempotent_hint),
+        ("openWorldHint", d.open_world_hint),
+    ];
+    for (key, value) in values {
+        if let Some(v) = value {
+            let _ = writeln!(out, "  {key}: {v}");
+        }
+    }
+    let _ = writeln!(out, "  reviewed: {}", d.reviewed);
+    if let Some(n) = &d.note {
+        let _ = writeln!(out, "  note: {}", quote(n));
+    }
+}
+
+/// `source: reason`, with `unsure` when the evidence does not settle it.
+fn explain(h: &Hint) -> String {
+    match h.confidence {
+        suggest::Confidence::Sure => format!("{}: {}", h.source.label(), h.reason),
+        suggest::Confidence::Unsure => format!("{}, unsure: {}", h.source.label(), h.reason),
+    }
 }
 
 fn write_entry(out: &mut String, name: &str, e: &Entry, tool: Option<&Tool>) {
@@ -174,10 +257,10 @@ fn write_entry(out: &mut String, name: &str, e: &Entry, tool: Option<&Tool>) {
         let line = format!("    {key}: {value}");
         match hints.as_ref().map(|h| h[i].1) {
             Some(h) if h.value == value => {
-                let _ = writeln!(out, "{line:<36}# {}", h.reason);
+                let _ = writeln!(out, "{line:<36}# {}", explain(h));
             }
             Some(h) => {
-                let _ = writeln!(out, "{line:<36}# suggested {}: {}", h.value, h.reason);
+                let _ = writeln!(out, "{line:<36}# suggested {} ({})", h.value, explain(h));
             }
             None => {
                 let _ = writeln!(out, "{line}");
@@ -233,7 +316,7 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("    readOnlyHint: false"))
             .unwrap();
-        assert!(line.ends_with("# POST: changes state"), "{text}");
+        assert!(line.ends_with("# method: POST: changes state"), "{text}");
         assert!(
             text.contains("operation: \"POST /orders/{id}/refund\""),
             "{text}"

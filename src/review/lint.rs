@@ -1,9 +1,10 @@
-//! Lint: findings about tools — names that contradict their final hints (error), and defects a
-//! reviewer should see (warnings), including tools and lists too large for a model's context.
-//! Reads only the tool model.
+//! Lint: findings about tools — names that contradict their final hints (error), suggestions the
+//! evidence does not settle and defects a reviewer should see (warnings), including tools and
+//! lists too large for a model's context. Reads only the tool model.
 
 use crate::model::Method;
 use crate::tool::Tool;
+use crate::tool::suggest::Confidence;
 use crate::tool::vocab::{self, Effect};
 use serde::Serialize;
 
@@ -35,11 +36,17 @@ pub struct Finding {
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
+    /// For a finding about one tool: whether the evidence settles its suggested hints (`unsure`
+    /// if any hint is not settled, `sure` once reviewed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
 }
 
 /// Rule names.
 pub mod rules {
     pub const NAME_CONTRADICTS_HINTS: &str = "name-contradicts-hints";
+    pub const HINT_UNCERTAIN: &str = "hint-uncertain";
+    pub const DEFAULTS_UNREVIEWED: &str = "defaults-unreviewed";
     pub const UNREVIEWED: &str = "unreviewed";
     pub const NAME_TRUNCATED: &str = "name-truncated";
     pub const NAME_COLLISION: &str = "name-collision";
@@ -68,6 +75,8 @@ pub struct LintOptions {
     pub max_tool_bytes: Option<usize>,
     /// Warn when the whole list is larger than this many bytes.
     pub max_list_bytes: Option<usize>,
+    /// The hints file's `defaults:` block is reviewed (checked only with `expect_review`).
+    pub defaults_reviewed: bool,
 }
 
 impl Default for LintOptions {
@@ -76,6 +85,7 @@ impl Default for LintOptions {
             expect_review: false,
             max_tool_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
             max_list_bytes: Some(DEFAULT_MAX_LIST_BYTES),
+            defaults_reviewed: false,
         }
     }
 }
@@ -84,10 +94,20 @@ impl Default for LintOptions {
 /// the whole list.
 pub fn lint(tools: &[Tool], options: LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
+    if options.expect_review && !options.defaults_reviewed && !tools.is_empty() {
+        out.push(whole_list(
+            rules::DEFAULTS_UNREVIEWED,
+            "the hints file's `defaults:` block is not reviewed: decide openWorldHint for the \
+             whole API (true for a public service, false for a self-hosted or own-data API), \
+             then set `reviewed: true` there"
+                .into(),
+        ));
+    }
     let mut total = 0;
     for t in tools {
         let mut found = Vec::new();
         contradictions(t, &mut found);
+        uncertain(t, &mut found);
         warnings(t, options, &mut found);
         let size = crate::output::emit::tool_size(t);
         total += size;
@@ -109,12 +129,9 @@ pub fn lint(tools: &[Tool], options: LintOptions) -> Vec<Finding> {
     }
     let total = total + crate::output::emit::frame_size(tools.len());
     if let Some(max) = options.max_list_bytes.filter(|&max| total > max) {
-        out.push(Finding {
-            tool: WHOLE_LIST.into(),
-            operation: String::new(),
-            rule: rules::LIST_TOO_LARGE,
-            severity: Severity::Warning,
-            message: format!(
+        out.push(whole_list(
+            rules::LIST_TOO_LARGE,
+            format!(
                 "the {} tools take {total} bytes (about {} tokens), over the budget of {max}; \
                  a client puts every listed tool in the model's context: select fewer \
                  (--include-tag, --include-path, --methods) or cut schemas (--schema-budget, \
@@ -122,9 +139,20 @@ pub fn lint(tools: &[Tool], options: LintOptions) -> Vec<Finding> {
                 tools.len(),
                 total / 4
             ),
-        });
+        ));
     }
     out
+}
+
+fn whole_list(rule: &'static str, message: String) -> Finding {
+    Finding {
+        tool: WHOLE_LIST.into(),
+        operation: String::new(),
+        rule,
+        severity: Severity::Warning,
+        message,
+        confidence: None,
+    }
 }
 
 fn finding(t: &Tool, rule: &'static str, severity: Severity, message: String) -> Finding {
@@ -134,12 +162,46 @@ fn finding(t: &Tool, rule: &'static str, severity: Severity, message: String) ->
         rule,
         severity,
         message,
+        confidence: Some(t.hints.confidence()),
     }
+}
+
+/// A suggestion the evidence does not settle: a warning naming each unsure hint and why, until a
+/// human reviews the tool.
+fn uncertain(t: &Tool, out: &mut Vec<Finding>) {
+    let unsure = t.hints.unsure();
+    if unsure.is_empty() || t.review.as_ref().is_some_and(|r| r.reviewed) {
+        return;
+    }
+    // Hints that share a reason are named together: `readOnlyHint true, idempotentHint true
+    // (name): POST, but ...`.
+    let mut each: Vec<(Vec<String>, &str, &str)> = Vec::new();
+    for (key, h) in &unsure {
+        let named = format!("{key} {}", h.value);
+        match each.iter_mut().find(|(_, r, _)| *r == h.reason) {
+            Some((keys, _, _)) => keys.push(named),
+            None => each.push((vec![named], &h.reason, h.source.label())),
+        }
+    }
+    let each: Vec<String> = each
+        .iter()
+        .map(|(keys, reason, source)| format!("{} ({source}): {reason}", keys.join(", ")))
+        .collect();
+    out.push(finding(
+        t,
+        rules::HINT_UNCERTAIN,
+        Severity::Warning,
+        format!(
+            "the evidence does not settle the suggestion: {}. Check, then review the tool in the hints file",
+            each.join("; ")
+        ),
+    ));
 }
 
 /// The "name contradicts hints" family: one finding per tool at most.
 fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
-    let from_name = vocab::name_verb_with_confidence(&t.name);
+    let subject = t.origin.operation_id.as_deref().unwrap_or(&t.name);
+    let from_name = vocab::operation_verb(subject, t.call.method);
     let (verb, effect, source, confidence) = match from_name {
         Some((v, e, c)) => (v, e, "name", c),
         None => match t.origin.summary.as_deref().and_then(vocab::summary_verb) {
@@ -149,7 +211,10 @@ fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
     };
     let h = &t.hints;
     let (ro, destructive) = (h.read_only.value, h.destructive.value);
+    // A contradiction the suggestion already weighed and left unsure is `hint-uncertain`'s.
+    let unsure = |h: &crate::tool::suggest::Hint| h.confidence == Confidence::Unsure;
     let problem = match effect {
+        _ if unsure(&h.read_only) || unsure(&h.destructive) => None,
         Effect::Destroys if ro => Some(format!(
             "`{verb}` in the {source} says it changes data, but readOnlyHint is true"
         )),
@@ -306,8 +371,13 @@ mod tests {
         serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}).to_string()
     }
 
+    /// Errors on the method table's hints: what the name lint alone catches.
     fn errors(ops: &[(&str, &str, &str)]) -> Vec<String> {
-        let tools = crate::convert_str("t.json", &spec(ops), &crate::Options::default())
+        let options = crate::Options {
+            suggest: crate::Suggest::Method,
+            ..crate::Options::default()
+        };
+        let tools = crate::convert_str("t.json", &spec(ops), &options)
             .unwrap()
             .tools;
         lint(&tools, LintOptions::default())

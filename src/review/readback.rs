@@ -45,11 +45,13 @@ fn tool(file: &str, i: usize, t: &Value) -> Result<Tool> {
             value,
             source: HintSource::Extension("tools file"),
             reason: "as written in the tools file".into(),
+            confidence: crate::tool::suggest::Confidence::Sure,
         },
         None => Hint {
             value: default,
             source: HintSource::Method,
             reason: "absent: MCP's default applies".into(),
+            confidence: crate::tool::suggest::Confidence::Sure,
         },
     };
     let meta = t.get("_meta").and_then(|m| m.get(META_KEY));

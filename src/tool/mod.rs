@@ -137,15 +137,34 @@ impl Tool {
     }
 }
 
+/// How a tool's hints are suggested: the mode, and whether the API is RPC-style.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Suggesting {
+    pub mode: suggest::Suggest,
+    pub rpc: Option<suggest::RpcStyle>,
+}
+
 /// Build the tool for `op`, with its final `naming` already decided.
 pub fn build(
     op: &Operation<'_>,
     naming: Named,
     conv: &mut Converter<'_>,
     with_output: bool,
+    suggesting: Suggesting,
 ) -> Result<Tool> {
-    let hints = suggest::suggest(op.method, &op.hints);
     let summary = op.summary.map(str::trim).filter(|s| !s.is_empty());
+    let suggested = match suggesting.mode {
+        suggest::Suggest::Method => suggest::from_method(op.method),
+        suggest::Suggest::Evidence => suggest::from_evidence(&suggest::Evidence {
+            method: op.method,
+            operation_id: op.operation_id,
+            summary,
+            path: &op.path,
+            rpc: suggesting.rpc,
+            body: suggest::body_shape(op.body.as_ref(), conv.root()),
+        }),
+    };
+    let hints = suggest::with_extensions(suggested, &op.hints);
     let override_title = op.hints.iter().rev().find_map(|h| h.title.clone());
     let title = override_title
         .or_else(|| summary.map(first_line))

@@ -28,6 +28,8 @@ pub struct Options {
     pub max_ref_depth: Option<usize>,
     /// Emit `outputSchema` (on by default).
     pub output_schema: bool,
+    /// How hints are suggested (`evidence` by default; `method`: the method table only).
+    pub suggest: super::suggest::Suggest,
 }
 
 /// The default per-schema budget: see README, "Output size".
@@ -57,6 +59,7 @@ impl Default for Options {
             schema_budget: Some(DEFAULT_SCHEMA_BUDGET),
             max_ref_depth: None,
             output_schema: true,
+            suggest: super::suggest::Suggest::Evidence,
         }
     }
 }
@@ -87,6 +90,8 @@ pub struct Plan<'d> {
     selected: Vec<(usize, Named)>,
     /// The definitions every builder of the plan shares.
     registry: Arc<Mutex<Registry>>,
+    /// How hints are suggested, the API's style included.
+    suggesting: super::Suggesting,
 }
 
 /// What builds tools on one thread: a schema converter sharing the plan's definitions.
@@ -135,10 +140,17 @@ impl<'d> Plan<'d> {
                 names.iter().map(|n| n.name.as_str()).collect();
             hints.check_names(|name| known.contains(name))?;
         }
+        let suggesting = super::Suggesting {
+            mode: options.suggest,
+            rpc: super::suggest::rpc_style(
+                api.operations.iter().map(|o| (o.method, o.path.as_str())),
+            ),
+        };
         Ok(Plan {
             doc,
             options,
             hints,
+            suggesting,
             api,
             selected: kept.into_iter().zip(names).collect(),
             registry: Arc::new(Mutex::new(registry)),
@@ -175,6 +187,7 @@ impl<'d> Plan<'d> {
             named.clone(),
             &mut builder.conv,
             self.options.output_schema,
+            self.suggesting,
         )?;
         if let Some(hints) = self.hints {
             hints.apply_one(&mut tool);

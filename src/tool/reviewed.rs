@@ -1,8 +1,10 @@
-//! Reviewed hints: a hints file's entries (one per tool), checked against the tools' names and
-//! applied over the suggestions, where they win. Reading and writing the file is `review`'s.
+//! Reviewed hints: a hints file's `defaults:` and entries (one per tool), checked against the
+//! tools' names and applied over the suggestions. Precedence, most specific first: a tool's
+//! entry, the document's extensions, `defaults:`, the suggestion. Reading and writing the file is
+//! `review`'s.
 
 use crate::error::{Error, Result};
-use crate::tool::suggest::{Hint, HintSource};
+use crate::tool::suggest::{Confidence, Hint, HintSource};
 use crate::tool::{Review, Tool};
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -11,6 +13,9 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HintsFile {
+    /// Values for every tool (openWorldHint above all: a decision about the whole API).
+    #[serde(default)]
+    pub defaults: Option<Defaults>,
     #[serde(default, deserialize_with = "unique_entries")]
     pub tools: Option<IndexMap<String, Entry>>,
     /// Entries whose tool disappeared, kept by `--update` for a human to re-home or delete.
@@ -76,7 +81,63 @@ pub struct Entry {
     pub note: Option<String>,
 }
 
+/// The `defaults:` block: hints for every tool, below a tool's entry and the document's
+/// extensions, above the suggestion.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Defaults {
+    pub read_only_hint: Option<bool>,
+    pub destructive_hint: Option<bool>,
+    pub idempotent_hint: Option<bool>,
+    pub open_world_hint: Option<bool>,
+    #[serde(default)]
+    pub reviewed: bool,
+    pub note: Option<String>,
+}
+
+impl Defaults {
+    /// What `hints` writes: openWorldHint true, for a human to decide.
+    pub fn starter() -> Defaults {
+        Defaults {
+            open_world_hint: Some(true),
+            ..Defaults::default()
+        }
+    }
+
+    fn apply_to(&self, tool: &mut Tool) {
+        let set = |hint: &mut Hint, value: Option<bool>| {
+            let Some(value) = value else {
+                return;
+            };
+            if matches!(hint.source, HintSource::Extension(_)) {
+                return;
+            }
+            if self.reviewed || hint.value != value {
+                *hint = Hint {
+                    value,
+                    source: HintSource::Defaults,
+                    reason: match (&self.note, self.reviewed) {
+                        (Some(n), true) => n.clone(),
+                        (None, true) => "set for every tool in `defaults:`, reviewed".into(),
+                        (_, false) => "set for every tool in `defaults:`, not yet reviewed".into(),
+                    },
+                    confidence: Confidence::Sure,
+                };
+            }
+        };
+        set(&mut tool.hints.read_only, self.read_only_hint);
+        set(&mut tool.hints.destructive, self.destructive_hint);
+        set(&mut tool.hints.idempotent, self.idempotent_hint);
+        set(&mut tool.hints.open_world, self.open_world_hint);
+    }
+}
+
 impl HintsFile {
+    /// Whether a human has reviewed the `defaults:` block.
+    pub fn defaults_reviewed(&self) -> bool {
+        self.defaults.as_ref().is_some_and(|d| d.reviewed)
+    }
+
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&String, &Entry)> {
         self.tools.iter().flatten()
     }
@@ -108,8 +169,11 @@ impl HintsFile {
         )))
     }
 
-    /// Apply the entry for `tool`, if there is one.
+    /// Apply `defaults:`, then the entry for `tool`, if there is one.
     pub fn apply_one(&self, tool: &mut Tool) {
+        if let Some(d) = &self.defaults {
+            d.apply_to(tool);
+        }
         if let Some(entry) = self.tools.as_ref().and_then(|m| m.get(&tool.name)) {
             entry.apply_to(tool);
         }
@@ -127,15 +191,17 @@ impl Entry {
                     value,
                     source: HintSource::Reviewed,
                     reason: match &self.note {
-                        Some(n) => format!("reviewed: {n}"),
+                        Some(n) => n.clone(),
                         None => "reviewed in the hints file".into(),
                     },
+                    confidence: Confidence::Sure,
                 };
             } else if hint.value != value {
                 *hint = Hint {
                     value,
                     source: HintSource::File,
                     reason: "set in the hints file, not yet reviewed".into(),
+                    confidence: Confidence::Sure,
                 };
             }
         };
@@ -152,14 +218,16 @@ impl Entry {
         });
     }
 
-    /// A new, unreviewed entry holding the tool's suggested hints.
+    /// A new, unreviewed entry holding the tool's suggested hints; openWorldHint is left to
+    /// `defaults:` unless the document set it for this operation.
     pub fn suggested(tool: &Tool) -> Entry {
+        let own_open_world = matches!(tool.hints.open_world.source, HintSource::Extension(_));
         Entry {
             operation: Some(tool.operation()),
             read_only_hint: Some(tool.hints.read_only.value),
             destructive_hint: Some(tool.hints.destructive.value),
             idempotent_hint: Some(tool.hints.idempotent.value),
-            open_world_hint: Some(tool.hints.open_world.value),
+            open_world_hint: own_open_world.then_some(tool.hints.open_world.value),
             title: None,
             reviewed: false,
             note: None,

@@ -1,16 +1,42 @@
-//! Hints: the four MCP tool annotations suggested for an operation, each with where it came from
-//! and why. The HTTP method gives the default; vendor extensions in the document override it.
-//! (A human's reviewed hints file, applied later, overrides both.)
+//! Hints: the four MCP tool annotations suggested for an operation, each with where it came from,
+//! why, and how sure the suggestion is. The HTTP method table gives the start; with
+//! [`Suggest::Evidence`] what the operation says of itself (its name, summary, path, body, the
+//! API's style) may depart from it; vendor extensions in the document override both. (A human's
+//! hints file, applied later, overrides all.)
 
-use crate::model::{HintOverride, Method};
+use crate::model::{HintOverride, Method, RequestBody};
+use crate::tool::vocab::{self, Effect, Verdict};
+use serde_json::Value;
 
-/// Where a hint's value came from, weakest first.
+/// How hints are suggested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Suggest {
+    /// The method table, then what the operation's name, summary, path and body say.
+    #[default]
+    Evidence,
+    /// The HTTP method table only (the output of versions before 0.2).
+    Method,
+}
+
+/// Where a hint's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HintSource {
     /// The HTTP method table.
     Method,
+    /// The verb of the operationId.
+    Name,
+    /// The verb the summary starts with.
+    Summary,
+    /// The path's last segment, an action (`/cancel`, `/_search`, `:batchGet`).
+    Path,
+    /// The API is RPC-style (nearly every operation a POST), so the name decides.
+    ApiStyle,
+    /// The request body (a PATCH of a few optional fields).
+    Body,
     /// A vendor extension in the document (`x-mcp-annotations`, `x-speakeasy-mcp`).
     Extension(&'static str),
+    /// The hints file's `defaults:` block.
+    Defaults,
     /// A hints file entry a human has not yet marked `reviewed: true`.
     File,
     /// A hints file entry marked `reviewed: true`.
@@ -21,9 +47,34 @@ impl HintSource {
     pub fn label(&self) -> &'static str {
         match self {
             HintSource::Method => "method",
+            HintSource::Name => "name",
+            HintSource::Summary => "summary",
+            HintSource::Path => "path",
+            HintSource::ApiStyle => "api-style",
+            HintSource::Body => "body",
             HintSource::Extension(_) => "extension",
+            HintSource::Defaults => "defaults",
             HintSource::File => "hints file",
             HintSource::Reviewed => "reviewed",
+        }
+    }
+}
+
+/// Whether the evidence settles a suggestion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// The evidence agrees (or a human or the document set the value).
+    Sure,
+    /// Signals conflict, or one weak signal departs from the method table: a reviewer decides.
+    Unsure,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Sure => "sure",
+            Confidence::Unsure => "unsure",
         }
     }
 }
@@ -33,7 +84,9 @@ impl HintSource {
 pub struct Hint {
     pub value: bool,
     pub source: HintSource,
+    /// Why, in one sentence a reviewer can check.
     pub reason: String,
+    pub confidence: Confidence,
 }
 
 /// The four MCP tool hints, always all present.
@@ -55,6 +108,23 @@ impl Hints {
             ("openWorldHint", &self.open_world),
         ]
     }
+
+    /// The hints the evidence does not settle.
+    pub fn unsure(&self) -> Vec<(&'static str, &Hint)> {
+        self.entries()
+            .into_iter()
+            .filter(|(_, h)| h.confidence == Confidence::Unsure)
+            .collect()
+    }
+
+    /// `Unsure` when any hint is.
+    pub fn confidence(&self) -> Confidence {
+        if self.unsure().is_empty() {
+            Confidence::Sure
+        } else {
+            Confidence::Unsure
+        }
+    }
 }
 
 fn method_hint(value: bool, reason: &str) -> Hint {
@@ -62,6 +132,7 @@ fn method_hint(value: bool, reason: &str) -> Hint {
         value,
         source: HintSource::Method,
         reason: reason.to_string(),
+        confidence: Confidence::Sure,
     }
 }
 
@@ -106,9 +177,513 @@ pub fn from_method(method: Method) -> Hints {
     }
 }
 
-/// Suggested hints: the method table, then each vendor extension in order (later wins).
-pub fn suggest(method: Method, overrides: &[HintOverride]) -> Hints {
+/// What the request body says about a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyShape {
+    /// No request body.
+    None,
+    /// An object of a few optional fields, each a value or a list of values (the first few
+    /// names kept for the reason): an edit of those fields.
+    FieldEdit(Vec<String>),
+    /// An object with required or nested fields: a document.
+    Document,
+    /// No schema, or one that does not say what changes (a JSON Patch, a free-form object).
+    Opaque,
+}
+
+/// Most fields a PATCH body may have to count as an edit of a few fields.
+const FEW_FIELDS: usize = 15;
+
+/// The shape of a request body, `$ref`s followed in `root`.
+pub fn body_shape(body: Option<&RequestBody<'_>>, root: &Value) -> BodyShape {
+    let Some(b) = body else {
+        return BodyShape::None;
+    };
+    if b.content_type.contains("json-patch") {
+        return BodyShape::Opaque;
+    }
+    let Some(schema) = b.schema.map(|s| resolve(root, s)) else {
+        return BodyShape::Opaque;
+    };
+    if schema.get("type").and_then(Value::as_str) == Some("array") {
+        // A list replaces or edits many records at once.
+        return BodyShape::Document;
+    }
+    let mut props = serde_json::Map::new();
+    let mut required = false;
+    if !gather(root, schema, &mut props, &mut required, 0) || props.is_empty() {
+        return BodyShape::Opaque;
+    }
+    if required || props.len() > FEW_FIELDS {
+        return BodyShape::Document;
+    }
+    if props.values().all(|p| is_field(root, p, true)) {
+        BodyShape::FieldEdit(props.keys().take(4).cloned().collect())
+    } else {
+        BodyShape::Document
+    }
+}
+
+/// Gather the properties of an object schema and of its `allOf` parts into `props`, noting
+/// whether any is required; false when a part is a choice (`oneOf`, `anyOf`) or not an object.
+fn gather(
+    root: &Value,
+    schema: &Value,
+    props: &mut serde_json::Map<String, Value>,
+    required: &mut bool,
+    depth: usize,
+) -> bool {
+    let schema = resolve(root, schema);
+    if depth > 4 || schema.get("oneOf").is_some() || schema.get("anyOf").is_some() {
+        return false;
+    }
+    if schema
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t != "object")
+    {
+        return false;
+    }
+    if let Some(p) = schema.get("properties").and_then(Value::as_object) {
+        props.extend(p.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    *required |= schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| !r.is_empty());
+    match schema.get("allOf").and_then(Value::as_array) {
+        Some(parts) => parts
+            .iter()
+            .all(|part| gather(root, part, props, required, depth + 1)),
+        None => true,
+    }
+}
+
+/// `schema` with `$ref`s followed (at most a few hops; a dangling one stays as it is).
+fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+    for _ in 0..8 {
+        match crate::read::pointer::ref_of(schema)
+            .and_then(|r| crate::read::pointer::lookup(root, r))
+        {
+            Some(next) => schema = next,
+            None => break,
+        }
+    }
+    schema
+}
+
+/// Whether a property is a plain value (a string, number, boolean, enum, one of those) or, when
+/// `list` is allowed, a list of them: not a nested object.
+fn is_field(root: &Value, schema: &Value, list: bool) -> bool {
+    let s = resolve(root, schema);
+    if s.get("enum").is_some() || s.get("const").is_some() {
+        return true;
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(alts) = s.get(key).and_then(Value::as_array) {
+            return alts.iter().any(|a| is_field(root, a, false));
+        }
+    }
+    let types: Vec<&str> = match s.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.is_empty() {
+        return s.get("properties").is_none() && s.get("allOf").is_none();
+    }
+    types.iter().all(|t| match *t {
+        "string" | "integer" | "number" | "boolean" | "null" => true,
+        "array" if list => s.get("items").is_none_or(|i| is_field(root, i, false)),
+        _ => false,
+    })
+}
+
+/// What an operation says of itself besides its method.
+#[derive(Debug, Clone)]
+pub struct Evidence<'a> {
+    pub method: Method,
+    pub operation_id: Option<&'a str>,
+    pub summary: Option<&'a str>,
+    pub path: &'a str,
+    /// Set when the API is RPC-style.
+    pub rpc: Option<RpcStyle>,
+    /// The request body's shape (weighed for a PATCH only).
+    pub body: BodyShape,
+}
+
+/// An RPC-style API: nearly every operation uses one method (POST, as AWS's JSON protocol) or
+/// names its action in the path's query or fragment (`/#Action=AttachInstances`, as AWS's query
+/// protocol), so the method says nothing and the name says what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RpcStyle {
+    /// The method nearly every operation uses; `None` when the paths name the actions.
+    pub method: Option<Method>,
+    /// Operations of that style.
+    pub count: usize,
+    /// All operations.
+    pub all: usize,
+}
+
+impl RpcStyle {
+    /// Whether an operation with `method` is of the API's style.
+    pub fn covers(&self, method: Method) -> bool {
+        self.method.is_none_or(|m| m == method)
+    }
+}
+
+/// Whether an API with these operations (method, path) is RPC-style: at least 5 operations, 90%
+/// of them POST, or 90% of them with the action in the path's query or fragment.
+pub fn rpc_style<'p>(ops: impl Iterator<Item = (Method, &'p str)>) -> Option<RpcStyle> {
+    let (mut post, mut action, mut all) = (0, 0, 0);
+    for (m, path) in ops {
+        all += 1;
+        post += usize::from(m == Method::Post);
+        action += usize::from(path.contains(['#', '?']) && path.contains('='));
+    }
+    let style = |method, count: usize| {
+        (all >= 5 && count * 10 >= all * 9).then_some(RpcStyle { method, count, all })
+    };
+    style(Some(Method::Post), post).or_else(|| style(None, action))
+}
+
+/// One thing the operation says about its effect.
+#[derive(Debug, Clone)]
+struct Signal {
+    source: HintSource,
+    verb: String,
+    effect: Effect,
+    verdict: Verdict,
+    /// The word alone settles it.
+    strong: bool,
+}
+
+impl Signal {
+    fn phrase(&self, rpc: Option<RpcStyle>) -> String {
+        match (&self.source, rpc) {
+            (HintSource::ApiStyle, Some(r)) => format!(
+                "the API is RPC-style ({} of {} operations {}) and the name says `{}`",
+                r.count,
+                r.all,
+                match r.method {
+                    Some(m) => format!("are {}", m.as_str()),
+                    None => "name their action in the path".into(),
+                },
+                self.verb
+            ),
+            (HintSource::Summary, _) => format!("the summary says `{}`", self.verb),
+            (HintSource::Path, _) => format!("the path ends in the action `{}`", self.verb),
+            _ => format!("the name says `{}`", self.verb),
+        }
+    }
+}
+
+/// The verbs update-like names use: normal on PUT and PATCH, an overwrite on POST.
+const UPDATES: &[&str] = &[
+    "update", "set", "save", "edit", "modify", "patch", "put", "upsert", "change",
+];
+
+/// The verb of an operationId, at a sure place.
+fn id_verb(id: &str, method: Method) -> Option<(String, Effect)> {
+    vocab::operation_verb(id, method)
+        .filter(|(_, _, c)| *c == vocab::Confidence::Sure)
+        .map(|(v, e, _)| (v, e))
+}
+
+fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
+    let mut out = Vec::new();
+    let safe = !matches!(
+        ev.method,
+        Method::Post | Method::Put | Method::Patch | Method::Delete
+    );
+    // In an RPC-style API the method says nothing: the name decides a read (on any method) or a
+    // destroying or writing verb (on a GET).
+    let rpc = ev.rpc.filter(|r| r.covers(ev.method));
+    let mut name_reads = false;
+    if let Some((verb, effect)) = ev.operation_id.and_then(|id| id_verb(id, ev.method)) {
+        let (verdict, strong) = vocab::verdict(&verb, effect);
+        name_reads = verdict == Verdict::Reads;
+        let boosted =
+            rpc.is_some() && (name_reads || safe || effect == Effect::Destroys) && !strong;
+        out.push(Signal {
+            source: if boosted {
+                HintSource::ApiStyle
+            } else {
+                HintSource::Name
+            },
+            strong: strong || boosted || UPDATES.contains(&verb.as_str()),
+            verb,
+            effect,
+            verdict,
+        });
+    }
+    let name_said = !out.is_empty();
+    // On a safe method whose name reads, nothing else matters: the method and the name agree.
+    if safe && name_reads {
+        return out;
+    }
+    if let Some((verb, effect)) = ev.summary.and_then(vocab::summary_verb) {
+        // A summary's unambiguous verb (`Cancels`, `Searches`) settles it as a name's does.
+        let (verdict, strong) = vocab::verdict(&verb, effect);
+        out.push(Signal {
+            source: HintSource::Summary,
+            verb,
+            effect,
+            verdict,
+            strong,
+        });
+    }
+    // The last segment of a POST's path is an action (`/orders/{id}/cancel`); on PUT, PATCH and
+    // DELETE it is the resource (`DELETE /vault/lock`), and on a safe method it only backs a
+    // name that writes (`/users/{id}/logout-history` is a noun).
+    let path_counts = ev.method == Method::Post || (safe && name_said);
+    if let Some((verb, effect)) = vocab::path_verb(ev.path).filter(|_| path_counts) {
+        let (verdict, strong) = vocab::verdict(&verb, effect);
+        out.push(Signal {
+            source: HintSource::Path,
+            verb,
+            effect,
+            verdict,
+            strong,
+        });
+    }
+    out
+}
+
+/// "the name says `x` and the path ends in the action `y`".
+fn phrases(signals: &[&Signal], rpc: Option<RpcStyle>) -> String {
+    let all: Vec<String> = signals.iter().map(|s| s.phrase(rpc)).collect();
+    match all.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+fn hint(value: bool, source: &HintSource, reason: String, confidence: Confidence) -> Hint {
+    Hint {
+        value,
+        source: source.clone(),
+        reason,
+        confidence,
+    }
+}
+
+/// Mark every hint of `hints` but openWorld unsure, adding `why` to each reason.
+fn unsettle(hints: &mut Hints, why: &str) {
+    for h in [
+        &mut hints.read_only,
+        &mut hints.destructive,
+        &mut hints.idempotent,
+    ] {
+        h.confidence = Confidence::Unsure;
+        h.reason = format!("{}; unsure: {why}", h.reason);
+    }
+}
+
+/// Suggested hints from the method table and the evidence (extensions not applied).
+pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
+    let method = ev.method;
     let mut hints = from_method(method);
+    let m = method.as_str();
+    let all = signals(ev);
+    let safe = hints.read_only.value;
+    // On PUT and PATCH an update verb is what the method says; it does not count against a read.
+    let relevant: Vec<&Signal> = all
+        .iter()
+        .filter(|s| safe || method == Method::Post || !UPDATES.contains(&s.verb.as_str()))
+        .collect();
+    let mut kinds: Vec<Verdict> = relevant.iter().map(|s| s.verdict).collect();
+    kinds.sort_by_key(|v| *v as u8);
+    kinds.dedup();
+    // Signals that disagree leave the method table standing, unless one side alone has a word
+    // that settles it: that side wins, unsure.
+    let mut against = String::new();
+    let mut lost_said = String::new();
+    let mut relevant = relevant;
+    if kinds.len() > 1 {
+        let mut strong_kinds: Vec<Verdict> = relevant
+            .iter()
+            .filter(|s| s.strong)
+            .map(|s| s.verdict)
+            .collect();
+        strong_kinds.sort_by_key(|v| *v as u8);
+        strong_kinds.dedup();
+        let [winner] = strong_kinds[..] else {
+            let why = format!(
+                "{} disagree; the method table stands",
+                phrases(&relevant, ev.rpc)
+            );
+            unsettle(&mut hints, &why);
+            return hints;
+        };
+        let (won, lost): (Vec<&Signal>, Vec<&Signal>) =
+            relevant.into_iter().partition(|s| s.verdict == winner);
+        lost_said = phrases(&lost, ev.rpc);
+        against = format!("; unsure: yet {lost_said}");
+        relevant = won;
+    }
+    let verdict = relevant.first().map(|s| s.verdict);
+    let strong = (relevant.iter().any(|s| s.strong) || relevant.len() > 1) && against.is_empty();
+    let first_source = relevant
+        .first()
+        .map(|s| s.source.clone())
+        .unwrap_or(HintSource::Method);
+    let said = phrases(&relevant, ev.rpc);
+    let departs = &format!(" (departs from the method table){against}");
+    let sure = if strong {
+        Confidence::Sure
+    } else {
+        Confidence::Unsure
+    };
+    match (verdict, method) {
+        (Some(Verdict::Reads), _) if safe => {}
+        (Some(Verdict::Reads), Method::Delete | Method::Put | Method::Patch) => {
+            unsettle(&mut hints, &format!("{said}, but {m} writes"));
+        }
+        (Some(Verdict::Reads), _) => {
+            let src = &first_source;
+            hints.read_only = hint(
+                true,
+                src,
+                format!("{m}, but {said}: reads only{departs}"),
+                sure,
+            );
+            hints.destructive = hint(
+                false,
+                src,
+                format!("{m}, but {said}: reads only, so changes nothing{departs}"),
+                sure,
+            );
+            hints.idempotent = hint(
+                true,
+                src,
+                format!("{m}, but {said}: reads only, so repeating it is safe{departs}"),
+                sure,
+            );
+        }
+        (Some(v @ (Verdict::Destroys | Verdict::Adds)), _) if safe => {
+            // A safe method whose name writes: follow a destroying name, or a name the path or
+            // summary agrees with; a reviewer checks either way.
+            let destroys_by_name = relevant
+                .iter()
+                .any(|s| s.source == HintSource::Name && s.effect == Effect::Destroys);
+            // In an RPC-style API over GET, the name is all there is: sure.
+            let rpc_named = ev.rpc.is_some_and(|r| r.covers(method))
+                && against.is_empty()
+                && relevant
+                    .iter()
+                    .any(|s| s.source == HintSource::ApiStyle || s.strong);
+            let confidence = if rpc_named {
+                Confidence::Sure
+            } else {
+                Confidence::Unsure
+            };
+            if destroys_by_name || relevant.len() > 1 || rpc_named {
+                let destroys = v == Verdict::Destroys;
+                let src = &first_source;
+                hints.read_only = hint(
+                    false,
+                    src,
+                    format!("{m}, but {said}: changes state{departs}"),
+                    confidence,
+                );
+                hints.destructive = hint(
+                    destroys,
+                    src,
+                    format!(
+                        "{m}, but {said}: {}{departs}",
+                        if destroys {
+                            "removes or overwrites data"
+                        } else {
+                            "adds, removes nothing"
+                        }
+                    ),
+                    confidence,
+                );
+                if rpc_named {
+                    hints.idempotent = hint(
+                        false,
+                        &first_source,
+                        format!(
+                            "{m}, but {said}: changes state, so repeating it may not be safe{departs}"
+                        ),
+                        confidence,
+                    );
+                } else {
+                    hints.idempotent.confidence = Confidence::Unsure;
+                    hints.idempotent.reason = format!(
+                        "{}; unsure: {said}, so it may not be safe to repeat",
+                        hints.idempotent.reason
+                    );
+                }
+            } else {
+                unsettle(&mut hints, &format!("{said}, yet {m} should only read"));
+            }
+        }
+        (Some(Verdict::Destroys), Method::Post) => {
+            hints.destructive = hint(
+                true,
+                &first_source,
+                format!("POST, but {said}: removes, overwrites or cannot be undone{departs}"),
+                sure,
+            );
+        }
+        (Some(Verdict::Destroys), Method::Patch)
+            if relevant.iter().any(|s| s.effect == Effect::Destroys) =>
+        {
+            hints.destructive.reason = format!("{}; {said}", hints.destructive.reason);
+        }
+        (Some(Verdict::Adds), Method::Patch) if ev.body == BodyShape::None => {
+            hints.destructive = hint(
+                false,
+                &first_source,
+                format!(
+                    "PATCH with no body, and {said}: changes a state, removes nothing{departs}"
+                ),
+                if against.is_empty() {
+                    Confidence::Sure
+                } else {
+                    Confidence::Unsure
+                },
+            );
+        }
+        (_, Method::Patch) => patch_body(&mut hints, &ev.body),
+        _ => {}
+    }
+    if !against.is_empty() && hints.confidence() == Confidence::Sure {
+        unsettle(&mut hints, &format!("{said}, yet {lost_said}"));
+    }
+    hints
+}
+
+/// A PATCH the name does not call destroying: its body says whether it edits a few fields.
+fn patch_body(hints: &mut Hints, body: &BodyShape) {
+    match body {
+        BodyShape::FieldEdit(names) => {
+            hints.destructive = hint(
+                false,
+                &HintSource::Body,
+                format!(
+                    "PATCH of optional fields ({}) edits them in place; nothing is removed (departs from the method table)",
+                    names.join(", ")
+                ),
+                Confidence::Sure,
+            );
+        }
+        BodyShape::Document => {}
+        BodyShape::None | BodyShape::Opaque => {
+            hints.destructive.confidence = Confidence::Unsure;
+            hints.destructive.reason = format!(
+                "{}; unsure: the document does not say which fields the patch changes",
+                hints.destructive.reason
+            );
+        }
+    }
+}
+
+/// Apply each vendor extension in order (later wins) over `hints`.
+pub fn with_extensions(mut hints: Hints, overrides: &[HintOverride]) -> Hints {
     for o in overrides {
         let set = |slot: &mut Hint, value: Option<bool>| {
             if let Some(value) = value {
@@ -116,6 +691,7 @@ pub fn suggest(method: Method, overrides: &[HintOverride]) -> Hints {
                     value,
                     source: HintSource::Extension(o.source),
                     reason: format!("set by {} in the document", o.source),
+                    confidence: Confidence::Sure,
                 };
             }
         };
@@ -125,6 +701,11 @@ pub fn suggest(method: Method, overrides: &[HintOverride]) -> Hints {
         set(&mut hints.open_world, o.open_world);
     }
     hints
+}
+
+/// Suggested hints by the method table, then each vendor extension in order (later wins).
+pub fn suggest(method: Method, overrides: &[HintOverride]) -> Hints {
+    with_extensions(from_method(method), overrides)
 }
 
 #[cfg(test)]
@@ -160,6 +741,254 @@ mod tests {
             values(&from_method(Method::Head)),
             [true, false, true, true]
         );
+    }
+
+    fn ev(method: Method, id: Option<&'static str>, path: &'static str) -> Evidence<'static> {
+        Evidence {
+            method,
+            operation_id: id,
+            summary: None,
+            path,
+            rpc: None,
+            body: BodyShape::None,
+        }
+    }
+
+    fn suggested(e: &Evidence<'_>) -> ([bool; 3], Confidence, String) {
+        let h = from_evidence(e);
+        (
+            [h.read_only.value, h.destructive.value, h.idempotent.value],
+            h.confidence(),
+            h.destructive.source.label().to_string(),
+        )
+    }
+
+    #[test]
+    fn reads_rule() {
+        use Confidence::*;
+        // Must fire: a strong verb in the name, a strong action in the path, two weak signals.
+        let (v, c, _) = suggested(&ev(Method::Post, Some("searchOrders"), "/orders/search"));
+        assert_eq!((v, c), ([true, false, true], Sure));
+        let (v, c, src) = suggested(&ev(Method::Post, None, "/{index}/_search"));
+        assert_eq!((v, c, src.as_str()), ([true, false, true], Sure, "path"));
+        let mut e = ev(Method::Post, Some("getToken"), "/token");
+        e.summary = Some("Get a token");
+        assert_eq!(suggested(&e).1, Sure);
+        // One weak word alone: read-only, unsure.
+        let (v, c, _) = suggested(&ev(Method::Post, Some("getToken"), "/token"));
+        assert_eq!((v, c), ([true, false, true], Unsure));
+        // Must not fire: a name that creates; a read name on a DELETE; a conflict.
+        let (v, c, _) = suggested(&ev(
+            Method::Post,
+            Some("createSavedSearch"),
+            "/saved-searches",
+        ));
+        assert_eq!((v, c), ([false, false, false], Sure));
+        let (v, c, _) = suggested(&ev(Method::Delete, Some("getEntry"), "/entries/{id}"));
+        assert_eq!((v, c), ([false, true, true], Unsure));
+        // Two strong words that disagree: the table stands, unsure.
+        let mut e = ev(Method::Post, Some("cancelOrder"), "/orders");
+        e.summary = Some("Search orders");
+        let (v, c, _) = suggested(&e);
+        assert_eq!((v, c), ([false, false, false], Unsure));
+        // One strong word against a weak one: the strong one wins, unsure.
+        let mut e = ev(Method::Post, Some("createReport"), "/reports");
+        e.summary = Some("Search reports");
+        let (v, c, _) = suggested(&e);
+        assert_eq!((v, c), ([true, false, true], Unsure));
+    }
+
+    #[test]
+    fn rpc_style_rule() {
+        let rpc = rpc_style((0..10).map(|_| (Method::Post, "/"))).unwrap();
+        assert_eq!((rpc.count, rpc.all), (10, 10));
+        let mut e = ev(Method::Post, Some("GetThing"), "/#X-Amz-Target=T.GetThing");
+        e.rpc = Some(rpc);
+        let (v, c, src) = suggested(&e);
+        assert_eq!(
+            (v, c, src.as_str()),
+            ([true, false, true], Confidence::Sure, "api-style")
+        );
+        // Must not fire: a weak `get` in an API that is not RPC-style stays unsure.
+        e.rpc = None;
+        assert_eq!(suggested(&e).1, Confidence::Unsure);
+        // Thresholds: 90% of at least 5 operations.
+        let mixed = (0..10).map(|i| (if i < 8 { Method::Post } else { Method::Get }, "/"));
+        assert_eq!(rpc_style(mixed), None);
+        assert_eq!(rpc_style((0..4).map(|_| (Method::Post, "/"))), None);
+        // Any method, with the action in the query or fragment.
+        assert!(
+            rpc_style((0..6).map(|i| (
+                if i % 2 == 0 {
+                    Method::Get
+                } else {
+                    Method::Post
+                },
+                "/#Action=X"
+            )))
+            .is_some()
+        );
+        assert_eq!(rpc_style((0..6).map(|_| (Method::Get, "/pets"))), None);
+        // A GET whose name writes, in a GET RPC-style API: follow the name, sure.
+        let mut e = ev(
+            Method::Get,
+            Some("GET_AttachInstances"),
+            "/#Action=AttachInstances",
+        );
+        e.rpc = rpc_style((0..6).map(|_| (Method::Get, "/#Action=X")));
+        let (v, c, _) = suggested(&e);
+        assert_eq!((v, c), ([false, false, false], Confidence::Sure));
+    }
+
+    #[test]
+    fn destroys_rule() {
+        use Confidence::*;
+        // Must fire: a strong verb (sure), a weak one backed by the path (sure), a weak one
+        // alone (unsure), an update on a POST (sure), a force- action (unsure).
+        let (v, c, src) = suggested(&ev(Method::Post, Some("cancelOrder"), "/orders/{id}"));
+        assert_eq!((v, c, src.as_str()), ([false, true, false], Sure, "name"));
+        let (v, c, _) = suggested(&ev(Method::Post, Some("pulls/merge"), "/pulls/{n}/merge"));
+        assert_eq!((v, c), ([false, true, false], Sure));
+        let (v, c, _) = suggested(&ev(Method::Post, Some("archiveProject"), "/projects/{id}"));
+        assert_eq!((v, c), ([false, true, false], Unsure));
+        let (v, c, _) = suggested(&ev(Method::Post, Some("updateSettings"), "/settings"));
+        assert_eq!((v, c), ([false, true, false], Sure));
+        let (v, c, src) = suggested(&ev(Method::Post, None, "/locks/{id}/force-unlock"));
+        assert_eq!((v, c, src.as_str()), ([false, true, false], Unsure, "path"));
+        // Must not fire: creating, sending; a method word is the transport, not the verb.
+        for (id, path) in [
+            ("createOrder", "/orders"),
+            ("sendEmail", "/emails"),
+            ("postComment", "/comments"),
+        ] {
+            let (v, c, _) = suggested(&ev(Method::Post, Some(id), path));
+            assert_eq!((v, c), ([false, false, false], Sure), "{id}");
+        }
+        // The path of a DELETE is the resource, not an action.
+        let (_, c, _) = suggested(&ev(Method::Delete, Some("deleteLock"), "/vault/lock"));
+        assert_eq!(c, Sure);
+    }
+
+    #[test]
+    fn patch_body_rule() {
+        use Confidence::*;
+        let mut e = ev(Method::Patch, Some("issues/update"), "/issues/{id}");
+        e.body = BodyShape::FieldEdit(vec!["title".into()]);
+        let (v, c, src) = suggested(&e);
+        assert_eq!((v, c, src.as_str()), ([false, false, false], Sure, "body"));
+        e.body = BodyShape::Document;
+        assert_eq!(suggested(&e).0, [false, true, false]);
+        assert_eq!(suggested(&e).1, Sure);
+        e.body = BodyShape::Opaque;
+        assert_eq!(suggested(&e).1, Unsure);
+        // A PATCH named as destroying stays destructive whatever its body.
+        let mut e = ev(Method::Patch, Some("archiveBoard"), "/boards/{id}");
+        e.body = BodyShape::FieldEdit(vec!["reason".into()]);
+        assert_eq!(suggested(&e).0, [false, true, false]);
+        // No body and a name that changes a state: not destructive.
+        let e = ev(Method::Patch, Some("markThreadAsRead"), "/threads/{id}");
+        assert_eq!(suggested(&e).0, [false, false, false]);
+    }
+
+    #[test]
+    fn safe_method_rule() {
+        use Confidence::*;
+        // Must fire: a destroying name; a name and path that agree.
+        let (v, c, _) = suggested(&ev(Method::Get, Some("deleteUser"), "/users/{id}/delete"));
+        assert_eq!((v, c), ([false, true, true], Unsure));
+        let (v, c, _) = suggested(&ev(Method::Get, Some("logout"), "/logout"));
+        assert_eq!((v, c), ([false, false, true], Unsure));
+        // A single write word on a GET: the table stands, unsure.
+        let (v, c, _) = suggested(&ev(Method::Get, Some("runReport"), "/reports/{id}"));
+        assert_eq!((v, c), ([true, false, true], Unsure));
+        // Must not fire: a read name (whatever the path), a verb inside a noun phrase.
+        for (id, path) in [
+            ("getLoginPage", "/login"),
+            ("listOrders", "/orders"),
+            ("userLogoutHistory", "/users/{id}/logout-history"),
+        ] {
+            let (v, c, _) = suggested(&ev(Method::Get, Some(id), path));
+            assert_eq!((v, c), ([true, false, true], Sure), "{id}");
+        }
+    }
+
+    fn shape(body: serde_json::Value, content_type: &str) -> BodyShape {
+        let root = serde_json::json!({"components": {"schemas": {
+            "Edit": {"type": "object", "properties": {"title": {"type": "string"}}},
+            "Meta": {"type": "object", "properties": {"state": {"enum": ["a", "b"]}}}}}});
+        let b = RequestBody {
+            required: false,
+            description: None,
+            content_type: content_type.into(),
+            kind: crate::model::BodyKind::Json,
+            schema: Some(&body),
+            encoding: None,
+        };
+        body_shape(Some(&b), &root)
+    }
+
+    #[test]
+    fn body_shapes() {
+        let json = "application/json";
+        let edit =
+            |names: &[&str]| BodyShape::FieldEdit(names.iter().map(|n| n.to_string()).collect());
+        assert_eq!(
+            shape(
+                serde_json::json!({"$ref": "#/components/schemas/Edit"}),
+                json
+            ),
+            edit(&["title"])
+        );
+        assert_eq!(
+            shape(
+                serde_json::json!({"allOf": [{"$ref": "#/components/schemas/Edit"}, {"$ref": "#/components/schemas/Meta"}]}),
+                json
+            ),
+            edit(&["title", "state"])
+        );
+        let labels = serde_json::json!({"properties": {"labels": {"type": "array", "items": {"type": "string"}}, "n": {"type": ["integer", "null"]}}});
+        assert_eq!(shape(labels, json), edit(&["labels", "n"]));
+        let required = serde_json::json!({"type": "object", "required": ["sha"], "properties": {"sha": {"type": "string"}}});
+        assert_eq!(shape(required, json), BodyShape::Document);
+        let nested = serde_json::json!({"properties": {"content": {"type": "object", "properties": {"a": {}}}}});
+        assert_eq!(shape(nested, json), BodyShape::Document);
+        assert_eq!(
+            shape(serde_json::json!({"type": "array", "items": {}}), json),
+            BodyShape::Document
+        );
+        assert_eq!(
+            shape(
+                serde_json::json!({"type": "array"}),
+                "application/json-patch+json"
+            ),
+            BodyShape::Opaque
+        );
+        assert_eq!(
+            shape(serde_json::json!({"type": "object"}), json),
+            BodyShape::Opaque
+        );
+        assert_eq!(
+            shape(serde_json::json!({"oneOf": [{"type": "object"}]}), json),
+            BodyShape::Opaque
+        );
+        assert_eq!(body_shape(None, &serde_json::json!({})), BodyShape::None);
+    }
+
+    #[test]
+    fn departures_say_so() {
+        let h = from_evidence(&ev(Method::Post, Some("searchOrders"), "/orders/search"));
+        assert!(
+            h.read_only.reason.contains("departs from the method table"),
+            "{}",
+            h.read_only.reason
+        );
+        assert!(
+            h.read_only.reason.contains("`search`"),
+            "{}",
+            h.read_only.reason
+        );
+        let h = from_evidence(&ev(Method::Post, Some("createOrder"), "/orders"));
+        assert_eq!(h, from_method(Method::Post));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Vocabulary: what the words of a tool name (or summary) say it does — reads, writes or
-//! destroys — for the name-versus-hints lint.
+//! Vocabulary: what the words of a tool name, summary or path say it does — reads, writes or
+//! destroys — for the hint suggestions and the name-versus-hints lint.
 //!
 //! Names are split into words whatever their style (`deleteUser`, `delete_user`, `delete-user`,
 //! `Users.DeleteUser`). The verb is the first word when it is a known verb (`delete_user`), else the
@@ -26,7 +26,7 @@ pub enum Effect {
 const READS: &[&str] = &[
     "get", "list", "search", "find", "query", "fetch", "read", "show", "describe", "lookup",
     "retrieve", "view", "browse", "count", "download", "preview", "inspect", "lists", "gets",
-    "exists", "peek", "poll",
+    "exists", "peek", "poll", "batchget",
 ];
 
 const DESTROYS: &[&str] = &[
@@ -192,6 +192,9 @@ const WRITES: &[&str] = &[
     "put",
     "replay",
     "enqueue",
+    "exec",
+    "rerun",
+    "dispatch",
 ];
 
 /// Split a name or sentence into lower-case words.
@@ -274,13 +277,23 @@ pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confiden
         return None;
     }
     let sure = |v: Option<(String, Effect)>| v.map(|(v, e)| (v, e, Confidence::Sure));
-    sure(verb_at(w, 0))
-        .or_else(|| sure(verb_at(w, w.len() - 1)))
-        .or_else(|| {
-            (1..w.len().saturating_sub(1))
-                .find_map(|i| verb_at(w, i))
-                .map(|(v, e)| (v, e, Confidence::Possible))
-        })
+    // `issue_delete_comment`, `run_cancel`: a first word that is as often a noun yields to a
+    // verb right after it.
+    if w.len() > 2
+        && NOUN_VERBS.contains(&w[0].as_str())
+        && let Some(v) = verb_at(w, 1)
+    {
+        return sure(Some(v));
+    }
+    // At the end of a longer name these are nouns (`acknowledge_notification_set`,
+    // `get_data_view`), not the resource-first verb of `pets_list`.
+    let last =
+        verb_at(w, w.len() - 1).filter(|(v, _)| w.len() == 1 || !LAST_NOUNS.contains(&v.as_str()));
+    sure(verb_at(w, 0)).or_else(|| sure(last)).or_else(|| {
+        (1..w.len().saturating_sub(1))
+            .find_map(|i| verb_at(w, i))
+            .map(|(v, e)| (v, e, Confidence::Possible))
+    })
 }
 
 /// The verb a summary starts with ("Deletes a pet" -> delete), for names without one.
@@ -301,6 +314,188 @@ pub fn summary_verb(summary: &str) -> Option<(String, Effect)> {
         .flatten()
         .find_map(|c| effect_of(c).map(|e| (c.to_string(), e)))
 }
+
+/// Words that lead a name as a noun about as often as a verb (`issue`, `post`, `run`).
+const NOUN_VERBS: &[&str] = &[
+    "issue", "post", "book", "share", "link", "run", "like", "block", "mark", "set", "lock",
+    "copy", "schedule", "transfer", "charge", "upload", "trigger", "lists", "view", "count",
+];
+
+/// Verbs that end a name as a noun (`NotificationSet`, `DataView`, `VaultLock`).
+const LAST_NOUNS: &[&str] = &[
+    "set", "view", "lock", "link", "block", "schedule", "post", "issue",
+];
+
+/// Read verbs that say "reads only" even on a POST (`search`, `query`, `list`); the others
+/// (`get`, `fetch`, `download`) are often used for a POST that also creates something.
+const STRONG_READS: &[&str] = &[
+    "search", "query", "list", "find", "lookup", "count", "describe", "browse", "exists",
+    "preview", "inspect", "batchget",
+];
+
+/// Destroying verbs that leave no doubt; the rest (`close`, `archive`, `disable`, `block`) can be
+/// undone on many APIs.
+const STRONG_DESTROYS: &[&str] = &[
+    "delete",
+    "remove",
+    "destroy",
+    "purge",
+    "erase",
+    "wipe",
+    "drop",
+    "revoke",
+    "cancel",
+    "refund",
+    "terminate",
+    "kill",
+    "void",
+    "truncate",
+    "clear",
+    "reset",
+    "overwrite",
+    "replace",
+    "rollback",
+    "revert",
+    "deprovision",
+    "evict",
+    "flush",
+    "prune",
+    "discard",
+    "uninstall",
+    "unregister",
+    "deregister",
+    "softdelete",
+    "abort",
+    "expire",
+    "invalidate",
+];
+
+/// Writing verbs whose effect overwrites existing data or cannot be taken back: they run
+/// arbitrary work (`run`, `exec`, `trigger`), join or move state (`merge`, `apply`,
+/// `transition`, `restore`) or change a resource in place (`update`, `set`, `save`).
+const OVERWRITES: &[&str] = &[
+    "merge",
+    "apply",
+    "exec",
+    "execute",
+    "run",
+    "rerun",
+    "trigger",
+    "dispatch",
+    "deploy",
+    "transition",
+    "restore",
+    "rotate",
+    "sync",
+    "update",
+    "set",
+    "save",
+    "edit",
+    "modify",
+    "patch",
+    "put",
+    "upsert",
+    "change",
+];
+
+/// What a verb says, finer than [`Effect`]: what the hint suggestion weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Only reads.
+    Reads,
+    /// Adds or changes state without destroying anything (`create`, `send`, `approve`).
+    Adds,
+    /// Removes, overwrites or runs something that cannot be taken back.
+    Destroys,
+}
+
+/// A verb's [`Verdict`] and whether the word alone settles it.
+pub fn verdict(verb: &str, effect: Effect) -> (Verdict, bool) {
+    match effect {
+        Effect::Reads => (Verdict::Reads, STRONG_READS.contains(&verb)),
+        Effect::Destroys => (Verdict::Destroys, STRONG_DESTROYS.contains(&verb)),
+        Effect::Writes if OVERWRITES.contains(&verb) => (Verdict::Destroys, false),
+        Effect::Writes | Effect::Creates => (Verdict::Adds, false),
+    }
+}
+
+/// The part of an operationId that names the action: after the last `/` or `.` of a namespaced
+/// id (`actions/cancel-workflow-run`, `Users.DeleteUser`, `compute.instances.delete`), or after
+/// the last `_` before a capital (`QueryPacks_Delete`), when that part has a verb; else the
+/// whole id.
+pub fn action_part(id: &str) -> &str {
+    let tail = |i: usize| &id[i + 1..];
+    // A tail that is only an HTTP method word (`UpdateGroups_Post`) is the transport.
+    let acts = |t: &str| {
+        name_verb(t).is_some()
+            && !["post", "put", "patch"].contains(&t.to_ascii_lowercase().as_str())
+    };
+    if let Some(i) = id.rfind(['/', '.'])
+        && i + 1 < id.len()
+        && acts(tail(i))
+    {
+        return tail(i);
+    }
+    // Azure's `Group_Operation` (`QueryPacks_Delete`) and AWS's `GET_AttachInstances`: after the
+    // last underscore when a capital follows it.
+    if let Some(i) = id.rfind('_')
+        && tail(i).starts_with(|c: char| c.is_ascii_uppercase())
+        && id[..i].chars().any(|c| c.is_ascii_alphabetic())
+        && acts(tail(i))
+    {
+        return tail(i);
+    }
+    id
+}
+
+/// The verb of an operationId (or a tool name) of an operation with `method`: read from its
+/// action part ([`action_part`]), a leading `post` on a POST skipped (`postQuery`,
+/// `post_orders_search`: the transport, not the action).
+pub fn operation_verb(
+    subject: &str,
+    method: crate::model::Method,
+) -> Option<(String, Effect, Confidence)> {
+    let part = action_part(subject);
+    let w = words(part);
+    if method == crate::model::Method::Post && w.len() > 1 && w[0] == "post" {
+        return name_verb_with_confidence(&w[1..].join("_"));
+    }
+    name_verb_with_confidence(part)
+}
+
+/// The verb of a path's last segment when it names an action (`/orders/{id}/cancel`,
+/// `/{index}/_search`, `/v1/{name}:batchGet`, `/actions/apply`, `/locks/force-unlock`); `None`
+/// when the path ends in a parameter or a noun. Query strings and fragments are ignored. A
+/// segment that starts with `force` overwrites.
+pub fn path_verb(path: &str) -> Option<(String, Effect)> {
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let last = path.trim_end_matches('/').rsplit('/').next()?;
+    // `{name}:cancel`: the custom method after the colon (Google's AIP-136).
+    let action = match last.rsplit_once(':') {
+        Some((_, verb)) if !verb.is_empty() && !verb.contains('}') => verb,
+        _ if last.contains('{') => return None,
+        _ => last,
+    };
+    let w = words(action);
+    let first = w.first()?;
+    if first == "force" && w.len() > 1 {
+        return Some((w.join("-"), Effect::Destroys));
+    }
+    // A long segment names an action only when it starts with the verb (`get_clubs_for_topic`).
+    verb_at(&w, 0)
+        .or_else(|| {
+            verb_at(&w, w.len() - 1).filter(|(v, _)| {
+                w.len() == 1 || (w.len() <= 3 && !LAST_NOUNS.contains(&v.as_str()))
+            })
+        })
+        .filter(|(v, _)| !PATH_NOUNS.contains(&v.as_str()))
+}
+
+/// Verbs that, as the last segment of a path, are more often a noun or mean something else:
+/// `POST /lists` creates a list, `POST /threads/{id}/read` marks a thread read.
+const PATH_NOUNS: &[&str] = &[
+    "lists", "gets", "exists", "read", "poll", "view", "post", "show",
+];
 
 #[cfg(test)]
 mod tests {
@@ -341,6 +536,92 @@ mod tests {
         assert_eq!(effect("getLinkAccountSessions"), Some(Effect::Reads));
         assert_eq!(effect("post_comment"), Some(Effect::Creates));
         assert_eq!(effect("untag_resource"), Some(Effect::Destroys));
+        // A leading noun-or-verb yields to a verb right after it.
+        assert_eq!(effect("issue_delete_comment"), Some(Effect::Destroys));
+        assert_eq!(effect("issue_token"), Some(Effect::Creates));
+        assert_eq!(effect("run_report"), Some(Effect::Writes));
+        // A noun-like verb at the end of a longer name is the noun.
+        assert_eq!(effect("acknowledge_notification_set"), None);
+        assert_eq!(effect("set"), Some(Effect::Writes));
+        assert_eq!(effect("pets_update"), Some(Effect::Writes));
+    }
+
+    #[test]
+    fn path_actions() {
+        let verb = |p: &str| path_verb(p).map(|(v, _)| v);
+        assert_eq!(verb("/orders/{id}/cancel").as_deref(), Some("cancel"));
+        assert_eq!(verb("/{index}/_search").as_deref(), Some("search"));
+        assert_eq!(verb("/v1/things:batchGet").as_deref(), Some("batchget"));
+        assert_eq!(
+            verb("/v1/{name=projects/*}:cancel").as_deref(),
+            Some("cancel")
+        );
+        assert_eq!(verb("/actions/apply").as_deref(), Some("apply"));
+        assert_eq!(verb("/runs/{id}/re-run").as_deref(), Some("rerun"));
+        assert_eq!(
+            path_verb("/locks/{id}/force-unlock").map(|(_, e)| e),
+            Some(Effect::Destroys)
+        );
+        // Parameters, nouns, plurals that look like verbs, and the query or fragment say nothing.
+        for p in [
+            "/orders/{id}",
+            "/orders",
+            "/lists",
+            "/threads/{id}/read",
+            "/#X-Amz-Target=T.ListThings",
+            "/a/very-long-noun-phrase-here",
+        ] {
+            assert_eq!(verb(p), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn namespaced_ids() {
+        assert_eq!(
+            action_part("actions/cancel-workflow-run"),
+            "cancel-workflow-run"
+        );
+        assert_eq!(action_part("Users.DeleteUser"), "DeleteUser");
+        assert_eq!(action_part("QueryPacks_Delete"), "Delete");
+        assert_eq!(action_part("GET_AttachInstances"), "AttachInstances");
+        assert_eq!(action_part("delete_user"), "delete_user");
+        assert_eq!(action_part("orders.history"), "orders.history");
+        assert_eq!(action_part("UpdateGroups_Post"), "UpdateGroups_Post");
+    }
+
+    #[test]
+    fn operation_verbs() {
+        use crate::model::Method;
+        let verb = |s: &str, m| operation_verb(s, m).map(|(v, _, _)| v);
+        assert_eq!(verb("postQuery", Method::Post).as_deref(), Some("query"));
+        assert_eq!(
+            verb("post_orders_search", Method::Post).as_deref(),
+            Some("search")
+        );
+        assert_eq!(verb("postComment", Method::Post), None);
+        // Not on other methods: `get` on a GET and `patch` on a PATCH are the action.
+        assert_eq!(verb("get_block", Method::Get).as_deref(), Some("get"));
+        assert_eq!(
+            verb("Model_PatchClosedList", Method::Patch).as_deref(),
+            Some("patch")
+        );
+    }
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(verdict("search", Effect::Reads), (Verdict::Reads, true));
+        assert_eq!(verdict("get", Effect::Reads), (Verdict::Reads, false));
+        assert_eq!(
+            verdict("delete", Effect::Destroys),
+            (Verdict::Destroys, true)
+        );
+        assert_eq!(
+            verdict("archive", Effect::Destroys),
+            (Verdict::Destroys, false)
+        );
+        assert_eq!(verdict("merge", Effect::Writes), (Verdict::Destroys, false));
+        assert_eq!(verdict("send", Effect::Writes), (Verdict::Adds, false));
+        assert_eq!(verdict("create", Effect::Creates), (Verdict::Adds, false));
     }
 
     #[test]
