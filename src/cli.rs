@@ -179,9 +179,8 @@ pub struct ConvertArgs {
     #[arg(long, requires = "output")]
     pub check: bool,
     /// Threads building tools for `--format json` (the default format; the others build on one).
-    /// Default: one per core, at most 4; a list under 128 tools, or a document where two
-    /// references want the same `$defs` name, is built on one. The output is the same bytes
-    /// with any number. At most 64.
+    /// Default: one per core, at most 4; a list under 128 tools is built on one. The output is the
+    /// same bytes with any number. At most 64.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=output::stream::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     #[command(flatten)]
