@@ -94,38 +94,15 @@ impl Api {
 }
 
 fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, flight: &Flight) {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+    let Some(common::http::Request {
+        method,
+        target,
+        headers,
+        body,
+    }) = common::http::read_request(&stream, Duration::from_secs(10))
+    else {
         return;
-    }
-    let mut parts = line.trim_end().splitn(3, ' ');
-    let method = parts.next().unwrap_or("").to_string();
-    let target = parts.next().unwrap_or("").to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).unwrap_or(0) == 0 {
-            break;
-        }
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((n, v)) = h.split_once(':') {
-            headers.push((n.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
+    };
     let path = target.split('?').next().unwrap_or("").to_string();
     let echo = json!({"target": target, "headers": headers}).to_string();
     requests.lock().unwrap().push(Recorded {

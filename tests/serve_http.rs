@@ -122,36 +122,15 @@ impl Upstream {
 }
 
 fn answer(stream: TcpStream, shared: &Shared) {
-    stream.set_read_timeout(Some(WAIT)).unwrap();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+    let Some(common::http::Request {
+        method,
+        target,
+        headers,
+        body,
+    }) = common::http::read_request(&stream, WAIT)
+    else {
         return;
-    }
-    let mut parts = line.trim_end().splitn(3, ' ');
-    let method = parts.next().unwrap_or("").to_string();
-    let target = parts.next().unwrap_or("").to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).unwrap_or(0) == 0 {
-            break;
-        }
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((n, v)) = h.split_once(':') {
-            headers.push((n.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    let _ = reader.read_exact(&mut body);
+    };
     let recorded = Recorded {
         method: method.clone(),
         target: target.clone(),
