@@ -48,6 +48,9 @@ pub struct Conversion {
     pub operations: usize,
     /// Things worth telling the user that are not errors (e.g. a webhooks-only document).
     pub notices: Vec<String>,
+    /// The document's security schemes (`components.securitySchemes`), which the tools'
+    /// requirements ([`tool::Call::security`]) name.
+    pub security_schemes: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Convert a document given as text (JSON or YAML). `name` is used in messages.
@@ -106,6 +109,7 @@ pub fn convert_with(
         tools,
         operations: summary.operations,
         notices: summary.notices,
+        security_schemes: summary.security_schemes,
     })
 }
 

@@ -149,6 +149,9 @@ pub struct Response<'a> {
     pub schema: &'a Value,
 }
 
+/// One alternative of a security requirement: each scheme's name with the scopes it needs.
+pub type Requirement = Vec<(String, Vec<String>)>;
+
 /// Hint values set in the document by a vendor extension.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HintOverride {
@@ -182,6 +185,9 @@ pub struct Operation<'a> {
     /// Server URLs in effect (operation, else path item, else document), variables substituted.
     pub servers: Vec<String>,
     pub hints: Vec<HintOverride>,
+    /// The security requirement in effect: the operation's own `security`, else the document's.
+    /// Alternatives, each the schemes (with their scopes) that must all be applied.
+    pub security: Vec<Requirement>,
 }
 
 /// What names an operation and what a filter looks at.
@@ -309,5 +315,32 @@ mod tests {
             ps[1].required,
             "operation-level q overrides the path-level one"
         );
+    }
+
+    /// An operation's own `security` wins over the document's, an empty one means none, and a
+    /// value that is not a list is no requirement.
+    #[test]
+    fn security_requirements_are_read_per_operation() {
+        let doc = crate::read::parse(
+            "t",
+            br#"{"openapi":"3.0.3","info":{"title":"t","version":"1"},"security":[{"key":[]}],
+              "paths":{"/a":{"get":{"responses":{}},
+                             "put":{"security":[{"oauth":["write","read"]},{}],"responses":{}},
+                             "post":{"security":[],"responses":{}},
+                             "patch":{"security":"key","responses":{}}}}}"#,
+        )
+        .unwrap();
+        let ops = read(&doc).unwrap().operations;
+        let by = |m: Method| &ops.iter().find(|o| o.method == m).unwrap().security;
+        assert_eq!(by(Method::Get), &vec![vec![("key".to_string(), vec![])]]);
+        assert_eq!(
+            by(Method::Put),
+            &vec![
+                vec![("oauth".to_string(), vec!["write".into(), "read".into()])],
+                vec![]
+            ]
+        );
+        assert!(by(Method::Post).is_empty());
+        assert!(by(Method::Patch).is_empty());
     }
 }

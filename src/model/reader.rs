@@ -2,7 +2,7 @@
 //! items and operations, structure checked as read (a wrong type is an error naming the JSON
 //! pointer). Parameters, bodies and responses are read in `parts`.
 
-use super::{Api, Head, HintOverride, Method, Operation, Parameter};
+use super::{Api, Head, HintOverride, Method, Operation, Parameter, Requirement};
 use crate::error::{Error, Result};
 use crate::read::{Document, kind, pointer};
 use serde_json::{Map, Value};
@@ -291,6 +291,10 @@ impl<'a> Reader<'a> {
                 hints.push(self.hint_override(source, v, &at.key(source))?);
             }
         }
+        let security = requirements(
+            obj.get("security")
+                .or_else(|| self.doc.root.get("security")),
+        );
         Ok(Operation {
             method,
             path: path.to_string(),
@@ -308,6 +312,7 @@ impl<'a> Reader<'a> {
             has_success,
             servers,
             hints,
+            security,
         })
     }
 
@@ -356,4 +361,33 @@ impl<'a> Reader<'a> {
             title: self.opt_str(obj, "title", &at)?.map(str::to_string),
         })
     }
+}
+
+/// A `security` value read leniently, as a server applies it: anything but an array is no
+/// requirement, an alternative that is not an object is skipped, scopes that are not a list of
+/// strings are none.
+fn requirements(security: Option<&Value>) -> Vec<Requirement> {
+    let Some(Value::Array(alternatives)) = security else {
+        return Vec::new();
+    };
+    alternatives
+        .iter()
+        .filter_map(Value::as_object)
+        .map(|alt| {
+            alt.iter()
+                .map(|(name, scopes)| {
+                    let scopes = scopes
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (name.clone(), scopes)
+                })
+                .collect()
+        })
+        .collect()
 }

@@ -106,6 +106,7 @@ fn tool(file: &str, i: usize, t: &Value) -> Result<Tool> {
             arguments,
             body: None,
             output_wrapped: None,
+            security: Vec::new(),
         },
         origin: Origin {
             operation_id: None,

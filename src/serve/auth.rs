@@ -1,5 +1,6 @@
-//! Auth: reads the document's security schemes and requirements, finds credentials for them in
-//! environment variables, and applies them to requests; secret values are never shown.
+//! Auth: takes the security schemes the conversion carries and each tool's requirement (the tool
+//! model, not the document), finds credentials for them in environment variables, and applies
+//! them to requests; secret values are never shown.
 //!
 //! Each scheme's credential comes from `OPENAPI_MCP_<SCHEME>` (the scheme's name upper-cased,
 //! every other character than `A-Z0-9` turned into `_`), else from a variable shared by all schemes
@@ -67,54 +68,21 @@ pub struct Resolved {
 }
 
 /// One alternative of a security requirement: each scheme's name with the scopes it needs.
-pub type Alternative = Vec<(String, Vec<String>)>;
+pub type Alternative = crate::model::Requirement;
 
-/// The document's security declarations: `components.securitySchemes`, the top-level `security`.
-/// This is the only place `serve` reads the document beyond the tool model.
+/// The document's security schemes, as the conversion carries them
+/// ([`crate::Conversion::security_schemes`]); each tool carries its own requirement
+/// ([`crate::tool::Call::security`]).
 pub struct Security<'a> {
     pub schemes: Option<&'a Map<String, Value>>,
-    pub default: Option<&'a Value>,
 }
 
 impl<'a> Security<'a> {
-    /// Read the declarations from a loaded document's root.
-    pub fn read(root: &'a Value) -> Self {
+    /// The schemes of `components.securitySchemes`.
+    pub fn new(schemes: &'a Map<String, Value>) -> Self {
         Security {
-            schemes: root
-                .pointer("/components/securitySchemes")
-                .and_then(Value::as_object),
-            default: root.get("security"),
+            schemes: Some(schemes),
         }
-    }
-
-    /// The requirement in effect for the operation at `pointer`: its own `security`, else the
-    /// document's. A list of alternatives, each a list of schemes (with their scopes) that must
-    /// all be applied.
-    pub fn requirement(&self, root: &Value, pointer: &str) -> Vec<Alternative> {
-        let own = root.pointer(pointer).and_then(|op| op.get("security"));
-        let Some(Value::Array(alternatives)) = own.or(self.default) else {
-            return Vec::new();
-        };
-        alternatives
-            .iter()
-            .filter_map(Value::as_object)
-            .map(|alt| {
-                alt.iter()
-                    .map(|(name, scopes)| {
-                        let scopes = scopes
-                            .as_array()
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(Value::as_str)
-                                    .map(str::to_string)
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        (name.clone(), scopes)
-                    })
-                    .collect()
-            })
-            .collect()
     }
 }
 
@@ -643,7 +611,7 @@ mod tests {
     fn variables_and_requirements() {
         assert_eq!(variable("basic-auth"), "OPENAPI_MCP_BASIC_AUTH");
         let root = doc();
-        let security = Security::read(&root);
+        let security = Security::new(root["components"]["securitySchemes"].as_object().unwrap());
         let auth = Auth::from_env(
             &security,
             &env(&[
@@ -652,8 +620,7 @@ mod tests {
                 ("OPENAPI_MCP_BASIC_AUTH", "ann:pw"),
             ]),
         );
-        let req = security.requirement(&root, "/paths/~1a/get");
-        assert_eq!(req, vec![vec![], vec![("token".to_string(), vec![])]]);
+        let req = vec![vec![], vec![("token".to_string(), vec![])]];
         assert_eq!(
             auth.for_requirement(&req).fixed,
             vec![Credential {
@@ -663,8 +630,8 @@ mod tests {
                 raw: vec!["t0k3n".into()],
             }]
         );
-        let default = security.requirement(&root, "/paths/~1b/get");
-        assert_eq!(auth.for_requirement(&default).fixed[0].place, Place::Query);
+        let key = vec![vec![("key".to_string(), vec![])]];
+        assert_eq!(auth.for_requirement(&key).fixed[0].place, Place::Query);
         let basic = auth.for_requirement(&[vec![("basic-auth".into(), vec![])]]);
         assert_eq!(basic.fixed[0].value, "Basic YW5uOnB3");
         assert!(auth.notes.iter().any(|n| n.contains("mtls")));
@@ -674,7 +641,7 @@ mod tests {
     #[test]
     fn missing_credentials_send_nothing() {
         let root = doc();
-        let security = Security::read(&root);
+        let security = Security::new(root["components"]["securitySchemes"].as_object().unwrap());
         let auth = Auth::from_env(&security, &env(&[]));
         assert_eq!(
             auth.for_requirement(&[vec![("key".into(), vec![])]]),
@@ -702,15 +669,11 @@ mod tests {
     #[test]
     fn oauth_client_credentials() {
         let root = oauth_doc();
-        let security = Security::read(&root);
-        let req = security.requirement(&root, "/paths/~1a/get");
-        assert_eq!(
-            req,
-            vec![vec![(
-                "cc".to_string(),
-                vec!["write".into(), "read".into()]
-            )]]
-        );
+        let security = Security::new(root["components"]["securitySchemes"].as_object().unwrap());
+        let req = vec![vec![(
+            "cc".to_string(),
+            vec!["write".into(), "read".into()],
+        )]];
         // Client credentials: a token to fetch with the operation's scopes, sorted.
         let auth = Auth::from_env(
             &security,

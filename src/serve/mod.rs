@@ -335,7 +335,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         .dynamic
         .then(|| dynamic::Dynamic::new(&conversion.title, &conversion.tools))
         .transpose()?;
-    let security = auth::Security::read(&doc.root);
+    let security = auth::Security::new(&conversion.security_schemes);
     let credentials = auth::Auth::from_env(&security, env);
     if let Some(problem) = credentials.problems.first() {
         return Err(Error::Usage(problem.clone()));
@@ -343,7 +343,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     let creds: Vec<auth::Resolved> = conversion
         .tools
         .iter()
-        .map(|t| credentials.for_requirement(&security.requirement(&doc.root, &t.origin.pointer)))
+        .map(|t| credentials.for_requirement(&t.call.security))
         .collect();
     // The document is not needed any more: free it before the list is rendered.
     drop(doc);

@@ -75,6 +75,9 @@ pub struct Call {
     pub body: Option<Body>,
     /// Set when the response schema was not an object and was wrapped in `{ "<key>": ... }`.
     pub output_wrapped: Option<String>,
+    /// The security requirement in effect (not written out: `serve` reads it to choose
+    /// credentials).
+    pub security: Vec<crate::model::Requirement>,
 }
 
 /// Where one argument goes.
@@ -190,6 +193,7 @@ pub fn build(
             arguments,
             body,
             output_wrapped,
+            security: op.security.clone(),
         },
         origin: Origin {
             operation_id: op.operation_id.map(str::to_string),

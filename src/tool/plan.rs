@@ -76,6 +76,9 @@ pub struct Summary {
     pub tools: usize,
     /// Things worth telling the user that are not errors (e.g. a webhooks-only document).
     pub notices: Vec<String>,
+    /// The document's security schemes (`components.securitySchemes`), which the tools'
+    /// requirements ([`super::Call::security`]) name.
+    pub security_schemes: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The kept operations of a document, in document order, each with its final tool name. Tools
@@ -221,6 +224,13 @@ impl<'d> Plan<'d> {
             operations: count,
             tools: self.selected.len(),
             notices,
+            security_schemes: self
+                .doc
+                .root
+                .pointer("/components/securitySchemes")
+                .and_then(serde_json::Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
         }
     }
 }

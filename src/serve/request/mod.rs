@@ -315,6 +315,7 @@ mod tests {
             arguments,
             body,
             output_wrapped: None,
+            security: Vec::new(),
         }
     }
 
