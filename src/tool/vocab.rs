@@ -29,48 +29,20 @@ const READS: &[&str] = &[
     "exists", "peek", "poll", "batchget",
 ];
 
-const DESTROYS: &[&str] = &[
-    "delete",
-    "remove",
-    "destroy",
-    "purge",
-    "erase",
-    "wipe",
-    "drop",
-    "revoke",
-    "cancel",
-    "refund",
-    "terminate",
-    "kill",
-    "void",
-    "truncate",
-    "clear",
+/// Destroying verbs that can often be undone (a closed issue reopens, an archived item comes
+/// back); [`STRONG_DESTROYS`] are the others.
+const WEAK_DESTROYS: &[&str] = &[
     "deactivate",
     "disable",
     "detach",
     "unlink",
-    "uninstall",
-    "unregister",
     "unsubscribe",
     "ban",
-    "expire",
-    "invalidate",
-    "reset",
-    "overwrite",
-    "replace",
     "archive",
     "reject",
     "decline",
     "suspend",
-    "abort",
-    "rollback",
-    "revert",
     "unpublish",
-    "deprovision",
-    "evict",
-    "flush",
-    "prune",
-    "discard",
     "retract",
     "withdraw",
     "delist",
@@ -80,14 +52,12 @@ const DESTROYS: &[&str] = &[
     "close",
     "shutdown",
     "cleanup",
-    "deregister",
     "dismiss",
     "kick",
     "unfollow",
     "untag",
     "disassociate",
     "unset",
-    "softdelete",
 ];
 
 const CREATES: &[&str] = &[
@@ -207,7 +177,7 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 pub(crate) fn effect_of(word: &str) -> Option<Effect> {
-    if DESTROYS.contains(&word) {
+    if STRONG_DESTROYS.contains(&word) || WEAK_DESTROYS.contains(&word) {
         Some(Effect::Destroys)
     } else if CREATES.contains(&word) {
         Some(Effect::Creates)
