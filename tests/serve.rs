@@ -32,10 +32,7 @@ struct Recorded {
 
 impl Recorded {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        common::http::header(&self.headers, name)
     }
 }
 

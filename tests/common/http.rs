@@ -4,8 +4,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpStream;
 
-/// Method, target, headers (in order) and body of one HTTP/1.1 request; `None` when the client
-/// closed the connection without sending one. The reader is handed back for the answer.
+/// Method, target, headers (in order) and body of one HTTP/1.1 request.
 pub struct Request {
     pub method: String,
     pub target: String,
@@ -13,7 +12,8 @@ pub struct Request {
     pub body: Vec<u8>,
 }
 
-/// Read one request from `stream` (reading stops after `timeout`).
+/// Read one request from `stream` (reading stops after `timeout`); `None` when the client closed
+/// the connection without sending one.
 pub fn read_request(stream: &TcpStream, timeout: std::time::Duration) -> Option<Request> {
     stream.set_read_timeout(Some(timeout)).unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
@@ -51,4 +51,12 @@ pub fn read_request(stream: &TcpStream, timeout: std::time::Duration) -> Option<
         headers,
         body,
     })
+}
+
+/// The value of header `name` (any case) among `headers`, the first if repeated.
+pub fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
