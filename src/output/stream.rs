@@ -15,9 +15,9 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 /// Tools a thread builds at a time, as one piece of text.
-const CHUNK: usize = 32;
+const CHUNK: usize = 16;
 /// Chunks the pool builds ahead of the writer, per thread.
-const AHEAD: usize = 4;
+const AHEAD: usize = 2;
 /// Most threads by default (more than two gained nothing measurable with two cores).
 const MAX_WORKERS: usize = 4;
 /// Most threads asked for with `--threads`.
@@ -93,10 +93,17 @@ fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Wr
     // One builder per pool thread, so that each keeps what it has looked up.
     let builders: Vec<Mutex<Builder<'_>>> =
         (0..threads).map(|_| Mutex::new(plan.builder())).collect();
+    // Buffers the writer has emptied, filled again: a buffer grown to a chunk's size is not
+    // grown (copied) again, and its memory is not taken fresh from the system.
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let render = |chunk: usize| -> Result<Vec<u8>> {
         let at = rayon::current_thread_index().unwrap_or(0) % builders.len();
         let mut builder = builders[at].lock().unwrap_or_else(PoisonError::into_inner);
-        let mut text = Vec::new();
+        let mut text = spare
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default();
         for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(plan.len()) {
             let tool = plan.build(i, &mut builder)?;
             text.extend_from_slice(line_separator(i));
@@ -128,7 +135,7 @@ fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Wr
         let mut written = 0;
         for batch in batches {
             for text in batch {
-                let text = text?;
+                let mut text = text?;
                 let list = match &mut list {
                     Some(list) => list,
                     None => list.insert(JsonLines::start(w.take().ok_or_else(stopped)?, shape)?),
@@ -136,6 +143,11 @@ fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Wr
                 let tools = (plan.len() - written).min(CHUNK);
                 list.push_separated(&text, tools)?;
                 written += tools;
+                text.clear();
+                spare
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(text);
             }
         }
         if written != plan.len() {

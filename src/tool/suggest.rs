@@ -209,7 +209,7 @@ pub fn body_shape(body: Option<&RequestBody<'_>>, root: &Value) -> BodyShape {
         // A list replaces or edits many records at once.
         return BodyShape::Document;
     }
-    let mut props = serde_json::Map::new();
+    let mut props = indexmap::IndexMap::new();
     let mut required = false;
     if !gather(root, schema, &mut props, &mut required, 0) || props.is_empty() {
         return BodyShape::Opaque;
@@ -218,7 +218,7 @@ pub fn body_shape(body: Option<&RequestBody<'_>>, root: &Value) -> BodyShape {
         return BodyShape::Document;
     }
     if props.values().all(|p| is_field(root, p, true)) {
-        BodyShape::FieldEdit(props.keys().take(4).cloned().collect())
+        BodyShape::FieldEdit(props.keys().take(4).map(|k| k.to_string()).collect())
     } else {
         BodyShape::Document
     }
@@ -226,10 +226,11 @@ pub fn body_shape(body: Option<&RequestBody<'_>>, root: &Value) -> BodyShape {
 
 /// Gather the properties of an object schema and of its `allOf` parts into `props`, noting
 /// whether any is required; false when a part is a choice (`oneOf`, `anyOf`) or not an object.
-fn gather(
-    root: &Value,
-    schema: &Value,
-    props: &mut serde_json::Map<String, Value>,
+/// A name met again keeps its first place and takes the later schema, as in a JSON object.
+fn gather<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    props: &mut indexmap::IndexMap<&'a str, &'a Value>,
     required: &mut bool,
     depth: usize,
 ) -> bool {
@@ -245,7 +246,7 @@ fn gather(
         return false;
     }
     if let Some(p) = schema.get("properties").and_then(Value::as_object) {
-        props.extend(p.iter().map(|(k, v)| (k.clone(), v.clone())));
+        props.extend(p.iter().map(|(k, v)| (k.as_str(), v)));
     }
     *required |= schema
         .get("required")
