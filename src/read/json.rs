@@ -1,9 +1,9 @@
 //! JSON text -> tree with `serde_json`. A large document is parsed in parts on the thread pool:
-//! its top-level members, and the members of any member that holds much of the text (`paths`,
-//! `components.schemas`), are first found as raw text (`serde_json::value::RawValue`), then
-//! parsed side by side and put together in document order. The tree is the one a plain parse
-//! gives (key order, repeated keys: the last value at the first key's place); a text that fails
-//! anywhere is parsed plainly, for the plain parse's error.
+//! its top-level members are first found as raw text (`serde_json::value::RawValue`), then
+//! parsed side by side, a member that holds much of the text (`paths`, `components`,
+//! `components.schemas`) split the same way in turn, and put together in document order. The
+//! tree is the one a plain parse gives (key order, repeated keys: the last value at the first
+//! key's place); a text that fails anywhere is parsed plainly, for the plain parse's error.
 
 use rayon::prelude::*;
 use serde_json::value::RawValue;
@@ -22,69 +22,48 @@ pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice(bytes)
 }
 
-/// A member of an object, parsed or to be split further.
-enum Part<'t> {
-    Raw(&'t RawValue),
-    Split(Vec<(String, Part<'t>)>),
-}
-
 pub(super) fn parse_in_parts(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let big = text.len() / 8;
-    let top = split(text, big, 0)?;
-    // Every raw part, in order, parsed on the pool.
-    let mut raws = Vec::new();
-    collect(&top, &mut raws);
-    let parsed: Vec<Value> = raws
-        .par_iter()
-        .map(|raw| serde_json::from_str(raw.get()))
-        .collect::<serde_json::Result<_>>()
-        .ok()?;
-    let mut parsed = parsed.into_iter();
-    Some(Value::Object(assemble(top, &mut parsed)))
+    parse_object(text, text.len() / 8, 0).map(Value::Object)
 }
 
-/// The members of the object `text`, those over `big` bytes split again (two levels at most).
-fn split(text: &str, big: usize, depth: usize) -> Option<Vec<(String, Part<'_>)>> {
+/// The object `text`, its members parsed on the pool; a member over `big` bytes is itself split
+/// (two levels below the top at most).
+fn parse_object(text: &str, big: usize, depth: usize) -> Option<Map<String, Value>> {
+    // Into a map first: a repeated key keeps its first place and takes its last value.
     let members: indexmap::IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    Some(
-        members
-            .into_iter()
-            .map(|(key, raw)| {
-                let inner = raw.get();
-                let part = match (depth < 2 && inner.len() > big && inner.starts_with('{'))
-                    .then(|| split(inner, big, depth + 1))
-                    .flatten()
-                {
-                    Some(members) => Part::Split(members),
-                    None => Part::Raw(raw),
-                };
-                (key, part)
-            })
-            .collect(),
-    )
+    let (keys, raws): (Vec<String>, Vec<&RawValue>) = members.into_iter().unzip();
+    let values: Vec<Value> = raws
+        .into_par_iter()
+        .map(|raw| {
+            let inner = raw.get();
+            if depth < 2 && inner.len() > big && inner.starts_with('{') {
+                parse_object(inner, big, depth + 1).map(Value::Object)
+            } else {
+                serde_json::from_str(inner).ok()
+            }
+        })
+        .collect::<Option<_>>()?;
+    Some(keys.into_iter().zip(values).collect())
 }
 
-fn collect<'t>(members: &[(String, Part<'t>)], out: &mut Vec<&'t RawValue>) {
-    for (_, part) in members {
-        match part {
-            Part::Raw(raw) => out.push(raw),
-            Part::Split(inner) => collect(inner, out),
+#[cfg(test)]
+mod tests {
+    /// Parsed in parts, a text gives the tree of a plain parse, key order and repeated keys
+    /// included, at every level that is split; a text that is not one JSON object gives `None`.
+    #[test]
+    fn parts_give_the_plain_tree() {
+        let big = "x".repeat(400);
+        let text = format!(
+            r#"{{"openapi": "3.1.0", "paths": {{"/b": {{"get": {{"d": "{big}"}}}}, "/a": 1, "/b": {{"put": [1, 2.5, null, true]}}}},
+            "components": {{"schemas": {{"Z": {{"d": "{big}"}}, "A": "first", "A": {{"e": "\u00e9\n"}}}}, "x": []}},
+            "openapi": "3.0.3", "tail": "{big}"}}"#
+        );
+        let plain: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let parts = super::parse_in_parts(text.as_bytes()).unwrap();
+        assert_eq!(parts.to_string(), plain.to_string());
+        for bad in ["[1, 2]", "{\"a\": 1", "{\"a\": tru}", "{} {}", "\u{feff}{}"] {
+            assert!(super::parse_in_parts(bad.as_bytes()).is_none(), "{bad}");
         }
     }
-}
-
-fn assemble(
-    members: Vec<(String, Part<'_>)>,
-    parsed: &mut impl Iterator<Item = Value>,
-) -> Map<String, Value> {
-    let mut map = Map::with_capacity(members.len());
-    for (key, part) in members {
-        let value = match part {
-            Part::Raw(_) => parsed.next().unwrap_or(Value::Null),
-            Part::Split(inner) => Value::Object(assemble(inner, parsed)),
-        };
-        map.insert(key, value);
-    }
-    map
 }
