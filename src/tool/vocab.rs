@@ -176,18 +176,39 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-pub(crate) fn effect_of(word: &str) -> Option<Effect> {
-    if STRONG_DESTROYS.contains(&word) || WEAK_DESTROYS.contains(&word) {
-        Some(Effect::Destroys)
-    } else if CREATES.contains(&word) {
-        Some(Effect::Creates)
-    } else if WRITES.contains(&word) {
-        Some(Effect::Writes)
-    } else if READS.contains(&word) {
-        Some(Effect::Reads)
-    } else {
-        None
+/// The effect of a verb: the first of the lists (destroys, creates, writes, reads) naming it.
+/// The first `n` of [`words`]`(text)`, splitting only as much of `text` as they need (no word
+/// spans whitespace).
+fn first_words(text: &str, n: usize) -> Vec<String> {
+    let mut w = Vec::new();
+    for token in text.split_whitespace() {
+        w.extend(words(token));
+        if w.len() >= n {
+            w.truncate(n);
+            break;
+        }
     }
+    w
+}
+
+pub(crate) fn effect_of(word: &str) -> Option<Effect> {
+    // One table of the lists, looked up for every word of every name, summary and path.
+    static EFFECTS: std::sync::LazyLock<rustc_hash::FxHashMap<&str, Effect>> =
+        std::sync::LazyLock::new(|| {
+            let lists = [
+                (STRONG_DESTROYS, Effect::Destroys),
+                (WEAK_DESTROYS, Effect::Destroys),
+                (CREATES, Effect::Creates),
+                (WRITES, Effect::Writes),
+                (READS, Effect::Reads),
+            ];
+            let mut table = rustc_hash::FxHashMap::default();
+            for (words, effect) in lists.iter().rev() {
+                table.extend(words.iter().map(|w| (*w, *effect)));
+            }
+            table
+        });
+    EFFECTS.get(word).copied()
 }
 
 /// The verb at `i` (joined with the next word when the pair is a two-word verb) and its effect.
@@ -230,7 +251,11 @@ pub fn name_verb(name: &str) -> Option<(String, Effect)> {
 
 /// [`name_verb`], also saying whether the verb stood at an end of the name.
 pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confidence)> {
-    let all = words(name);
+    verb_of_words(name, &words(name))
+}
+
+/// [`name_verb_with_confidence`] of `name` split into `all` ([`words`]).
+fn verb_of_words(name: &str, all: &[String]) -> Option<(String, Effect, Confidence)> {
     let mut start = all.iter().take_while(|w| is_prefix(w)).count();
     // `GET_DeleteSnapshot`: a leading HTTP method word in capitals names the transport, not the
     // action (`get_link_sessions` is no transport: there `get` is the verb).
@@ -268,7 +293,7 @@ pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confiden
 
 /// The verb a summary starts with ("Deletes a pet" -> delete), for names without one.
 pub fn summary_verb(summary: &str) -> Option<(String, Effect)> {
-    let w = words(summary);
+    let w = first_words(summary, 2);
     let first = w.first()?;
     // Microsoft Graph: "Invoke function x" reads (functions are side-effect free; actions are not).
     if matches!(first.as_str(), "invoke" | "invokes") && w.get(1).is_some_and(|f| f == "function") {
@@ -430,7 +455,7 @@ pub fn operation_verb(
     if method == crate::model::Method::Post && w.len() > 1 && w[0] == "post" {
         return name_verb_with_confidence(&w[1..].join("_"));
     }
-    name_verb_with_confidence(part)
+    verb_of_words(part, &w)
 }
 
 /// The verb of a path's last segment when it names an action (`/orders/{id}/cancel`,
@@ -473,6 +498,51 @@ mod tests {
 
     fn effect(name: &str) -> Option<Effect> {
         name_verb(name).map(|(_, e)| e)
+    }
+
+    #[test]
+    fn first_words_are_those_of_the_whole_text() {
+        for text in [
+            "Invoke function getSchedule",
+            "- Lists the users.",
+            "  getUserById\tnow ",
+            "HTTPServer: restart",
+            "x",
+            "",
+            "\u{e9}t\u{e9} 2 fois",
+        ] {
+            let all = words(text);
+            for n in 0..4 {
+                assert_eq!(
+                    first_words(text, n),
+                    all[..n.min(all.len())],
+                    "{text:?} {n}"
+                );
+            }
+        }
+    }
+
+    /// Every listed verb has the effect of the first list naming it (destroys, creates,
+    /// writes, reads), and no other word has one.
+    #[test]
+    fn a_verb_takes_its_first_list() {
+        let lists = [
+            (STRONG_DESTROYS, Effect::Destroys),
+            (WEAK_DESTROYS, Effect::Destroys),
+            (CREATES, Effect::Creates),
+            (WRITES, Effect::Writes),
+            (READS, Effect::Reads),
+        ];
+        for (words, _) in lists {
+            for w in words {
+                let first = lists.iter().find(|(l, _)| l.contains(w)).map(|(_, e)| *e);
+                assert_eq!(effect_of(w), first, "{w}");
+            }
+        }
+        assert_eq!(effect_of("delete"), Some(Effect::Destroys));
+        for w in ["user", "", "Delete", "deletes_"] {
+            assert_eq!(effect_of(w), None, "{w}");
+        }
     }
 
     #[test]
