@@ -12,7 +12,8 @@ use serde_json::Value;
 pub const META_KEY: &str = "openapi-mcp/http";
 
 /// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Compact JSON, one tool a line: the bytes a client receives, and a line diff names the
     /// tools that changed.
@@ -27,7 +28,8 @@ pub enum Format {
 /// What the document is: an MCP tools list, or the `tools` of a model API called directly (those
 /// carry name, description and input schema only: no title, annotations, output schema or HTTP
 /// mapping, which have no place there).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Shape {
     /// MCP `ListToolsResult`: `{"tools": [Tool, ...]}`.
     #[default]

@@ -14,16 +14,17 @@ pub mod rules {
 }
 
 /// An MCP client whose limits `lint --client` checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Client {
     ClaudeDesktop,
     ClaudeCode,
     Cursor,
     Windsurf,
-    #[value(name = "vscode")]
+    #[cfg_attr(feature = "cli", value(name = "vscode"))]
     VsCode,
     /// OpenAI's API, Agents SDK and ChatGPT.
-    #[value(alias = "chatgpt")]
+    #[cfg_attr(feature = "cli", value(alias = "chatgpt"))]
     Openai,
     GeminiCli,
 }

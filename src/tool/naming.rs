@@ -11,7 +11,8 @@ use heck::{ToKebabCase, ToLowerCamelCase, ToSnakeCase};
 use rustc_hash::FxHashMap;
 
 /// How tool names are spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum NameStyle {
     /// `list_pets` (default)
     #[default]

@@ -9,7 +9,8 @@ use crate::tool::vocab::{self, Effect, Verdict};
 use serde_json::Value;
 
 /// How hints are suggested.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Suggest {
     /// The method table, then what the operation's name, summary, path and body say.
     #[default]

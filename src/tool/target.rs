@@ -9,7 +9,8 @@
 //! top level): a request body that is a union goes under one `body` argument.
 
 /// The client the tools are for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Target {
     /// Any MCP client: the MCP schema, names of at most 64 characters (the limit most clients
     /// share; the 2025-11-25 spec allows 128), `$defs` kept.
