@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// Texts shorter than this are parsed in one piece.
-const PARALLEL_FROM: usize = 1 << 20;
+const PARALLEL_FROM: usize = 1 << 18;
 
 /// Parse JSON text into a tree.
 pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
