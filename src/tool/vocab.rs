@@ -176,7 +176,6 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The effect of a verb: the first of the lists (destroys, creates, writes, reads) naming it.
 /// The first `n` of [`words`]`(text)`, splitting only as much of `text` as they need (no word
 /// spans whitespace).
 fn first_words(text: &str, n: usize) -> Vec<String> {
@@ -191,6 +190,8 @@ fn first_words(text: &str, n: usize) -> Vec<String> {
     w
 }
 
+/// The effect of a verb: that of the first of the lists (destroys, creates, writes, reads)
+/// naming it.
 pub(crate) fn effect_of(word: &str) -> Option<Effect> {
     // One table of the lists, looked up for every word of every name, summary and path.
     static EFFECTS: std::sync::LazyLock<rustc_hash::FxHashMap<&str, Effect>> =
@@ -523,7 +524,7 @@ mod tests {
     }
 
     /// Every listed verb has the effect of the first list naming it (destroys, creates,
-    /// writes, reads), and no other word has one.
+    /// writes, reads); words in no list, or not in lower case, have none.
     #[test]
     fn a_verb_takes_its_first_list() {
         let lists = [
