@@ -2,7 +2,7 @@
 
 Usage: http_client.py BINARY SPEC
 
-Starts a local HTTP API (http.server on 127.0.0.1, port 0) that records requests, launches
+Starts the local API of upstream.py (127.0.0.1, a free port; it records requests), launches
 `BINARY serve SPEC --base-url ... --http 127.0.0.1:0` with OPENAPI_MCP_HTTP_TOKEN set, reads the
 address from its startup line, and with `streamable_http_client` + `ClientSession` (sending the
 bearer token and a header of its own) initializes, lists the tools and calls some of them. Then
@@ -11,59 +11,21 @@ check fails. Run by tests/serve_python.rs.
 """
 
 import asyncio
-import http.server
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
-import threading
 
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-RECEIVED = []
+from upstream import RECEIVED, header, start, transcript
+
 TOKEN = "http-token-0123456789abcdef"
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def _answer(self, status, content_type, body):
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        RECEIVED.append({"method": "GET", "path": self.path, "headers": dict(self.headers)})
-        if self.path.startswith("/v1/files/"):
-            self._answer(200, "application/json", json.dumps({"id": "f-1", "size": 3}))
-        else:
-            self._answer(404, "application/json", json.dumps({"error": "no such thing"}))
-
-    def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(length)
-        RECEIVED.append({"method": "POST", "path": self.path, "body": body.decode(),
-                         "headers": dict(self.headers)})
-        self._answer(201, "application/json", json.dumps({"id": 7, **json.loads(body)}))
-
-    def log_message(self, *args):
-        pass
-
-
-def show(label, value):
-    print(f"python-sdk-http: {label}: {json.dumps(value, sort_keys=True)}")
-
-
-def check(condition, message):
-    if not condition:
-        print(f"python-sdk-http: FAILED: {message}")
-        sys.exit(1)
+show, check = transcript("python-sdk-http")
 
 
 async def run(url):
@@ -86,18 +48,18 @@ async def run(url):
                 check(not result.is_error, "get_file succeeded")
                 check(result.structured_content == {"id": "f-1", "size": 3}, "structured content")
                 last = RECEIVED[-1]
-                lowered = {k.lower(): v for k, v in last["headers"].items()}
                 show("  request received by the API", last)
                 check(last["path"] == "/v1/files/a%2Fb%20c%3F", "path encoded as one segment")
-                check(lowered.get("x-api-key") == "py-key-1", "API key from the environment")
-                check("authorization" not in lowered, "the client's Authorization is not forwarded")
-                check("x-client-secret" not in lowered, "the client's headers are not forwarded")
+                check(header(last, "X-API-Key") == "py-key-1", "API key from the environment")
+                check(header(last, "Authorization") is None,
+                      "the client's Authorization is not forwarded")
+                check(header(last, "X-Client-Secret") is None,
+                      "the client's headers are not forwarded")
 
                 result = await session.call_tool("create_pet", {"name": "Rex", "tags": ["a"]})
                 show("tools/call create_pet -> structuredContent", result.structured_content)
                 check(result.structured_content == {"id": 7, "name": "Rex", "tags": ["a"]}, "created")
-                lowered = {k.lower(): v for k, v in RECEIVED[-1]["headers"].items()}
-                check(lowered.get("authorization") == "Bearer py-tok-2",
+                check(header(RECEIVED[-1], "Authorization") == "Bearer py-tok-2",
                       "the operator's bearer token, not the client's")
 
                 result = await session.call_tool("get_file", {})
@@ -107,9 +69,7 @@ async def run(url):
 
 def main():
     binary, spec = sys.argv[1], sys.argv[2]
-    api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=api.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{api.server_address[1]}/v1"
+    api, base = start()
     env = dict(os.environ)
     env.update({"OPENAPI_MCP_HEADERKEY": "py-key-1", "OPENAPI_MCP_BEARER_TOKEN": "py-tok-2",
                 "OPENAPI_MCP_HTTP_TOKEN": TOKEN})

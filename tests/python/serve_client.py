@@ -2,7 +2,7 @@
 
 Usage: serve_client.py BINARY SPEC [dynamic]
 
-Starts a local HTTP API (http.server on 127.0.0.1, port 0) that records requests, launches
+Starts the local API of upstream.py (127.0.0.1, a free port; it records requests), launches
 `BINARY serve SPEC --base-url ...` through `mcp.client.stdio.stdio_client`, and with a
 `ClientSession` initializes, lists the tools and calls some of them. Prints a short transcript
 and exits non-zero when a check fails. With `dynamic`, serves `--dynamic` and goes through its four
@@ -10,55 +10,15 @@ tools (search, describe, a read, a refused write, a write). Run by tests/serve_p
 """
 
 import asyncio
-import http.server
 import json
 import sys
-import threading
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-RECEIVED = []
+from upstream import RECEIVED, header, start, transcript
 
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def _answer(self, status, content_type, body):
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        RECEIVED.append(
-            {"method": "GET", "path": self.path, "x-api-key": self.headers.get("X-API-Key")}
-        )
-        if self.path.startswith("/v1/files/"):
-            self._answer(200, "application/json", json.dumps({"id": "f-1", "size": 3}))
-        else:
-            self._answer(404, "application/json", json.dumps({"error": "no such thing"}))
-
-    def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(length)
-        RECEIVED.append({"method": "POST", "path": self.path, "body": body.decode()})
-        self._answer(201, "application/json", json.dumps({"id": 7, **json.loads(body)}))
-
-    def log_message(self, *args):
-        pass
-
-
-def show(label, value):
-    text = json.dumps(value, sort_keys=True)
-    print(f"python-sdk: {label}: {text}")
-
-
-def check(condition, message):
-    if not condition:
-        print(f"python-sdk: FAILED: {message}")
-        sys.exit(1)
+show, check = transcript("python-sdk")
 
 
 async def run(binary, spec, base):
@@ -89,7 +49,7 @@ async def run(binary, spec, base):
             check(not result.is_error, "get_file succeeded")
             check(result.structured_content == {"id": "f-1", "size": 3}, "structured content")
             check(RECEIVED[-1]["path"] == "/v1/files/a%2Fb%20c%3F", "path encoded as one segment")
-            check(RECEIVED[-1]["x-api-key"] == "py-key-1", "API key from the environment")
+            check(header(RECEIVED[-1], "X-API-Key") == "py-key-1", "API key from the environment")
 
             result = await session.call_tool("create_pet", {"name": "Rex", "tags": ["a"]})
             show("tools/call create_pet -> structuredContent", result.structured_content)
@@ -162,9 +122,7 @@ async def run_dynamic(binary, spec, base):
 def main():
     binary, spec = sys.argv[1], sys.argv[2]
     dynamic = len(sys.argv) > 3 and sys.argv[3] == "dynamic"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server, base = start()
     try:
         go = run_dynamic if dynamic else run
         asyncio.run(asyncio.wait_for(go(binary, spec, base), timeout=60))
