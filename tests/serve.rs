@@ -797,6 +797,16 @@ fn credentials_never_reach_the_client_or_the_log() {
     ];
     let basic = base64::engine::general_purpose::STANDARD.encode("ann:pw@Secret-77");
     let sent_basic = base64::engine::general_purpose::STANDARD.encode("ann:pw%40Secret-77");
+    let secrets: Vec<&str> = forms
+        .iter()
+        .copied()
+        .chain([basic.as_str(), sent_basic.as_str()])
+        .collect();
+    let no_secret_in = |text: &str, place: &str| {
+        for secret in &secrets {
+            assert!(!text.contains(secret), "{secret} reached {place}: {text}");
+        }
+    };
     // A 200 body echoing the request: text and structuredContent (after outputSchema checks).
     let r = s.call("echo", json!({}));
     assert!(!is_error(&r), "{r}");
@@ -813,16 +823,7 @@ fn credentials_never_reach_the_client_or_the_log() {
         Some(format!("Basic {sent_basic}").as_str())
     );
     let shown = r.to_string();
-    for secret in forms
-        .iter()
-        .copied()
-        .chain([basic.as_str(), sent_basic.as_str()])
-    {
-        assert!(
-            !shown.contains(secret),
-            "{secret} reached the client: {shown}"
-        );
-    }
+    no_secret_in(&shown, "the client");
     assert!(
         shown.contains("acme-tenant"),
         "an ordinary header is not masked: {shown}"
@@ -838,16 +839,7 @@ fn credentials_never_reach_the_client_or_the_log() {
     let r = s.call("echo_error", json!({}));
     assert!(is_error(&r), "{r}");
     let shown = r.to_string();
-    for secret in forms
-        .iter()
-        .copied()
-        .chain([basic.as_str(), sent_basic.as_str()])
-    {
-        assert!(
-            !shown.contains(secret),
-            "{secret} reached the client: {shown}"
-        );
-    }
+    no_secret_in(&shown, "the client");
     assert!(shown.contains("api_key=***"), "{shown}");
     for piece in ["q%20k", "hdr-token", "custom-secret", "Secret-7"] {
         assert!(
@@ -856,13 +848,7 @@ fn credentials_never_reach_the_client_or_the_log() {
         );
     }
     let stderr = s.finish();
-    for secret in forms
-        .iter()
-        .copied()
-        .chain([basic.as_str(), sent_basic.as_str()])
-    {
-        assert!(!stderr.contains(secret), "{secret} in the log:\n{stderr}");
-    }
+    no_secret_in(&stderr, "the log");
     assert!(
         stderr.contains("the credential from OPENAPI_MCP_SID is shorter than 8 characters"),
         "{stderr}"

@@ -260,24 +260,11 @@ impl Served {
 
     /// POST a JSON-RPC message to /mcp with the usual headers plus `extra`.
     fn rpc(&self, message: &Value, extra: &[(&str, &str)]) -> Reply {
-        let body = message.to_string();
-        let mut headers = vec![
-            ("Host", self.addr.clone()),
-            ("Content-Type", "application/json".into()),
-            ("Accept", "application/json, text/event-stream".into()),
-            ("MCP-Protocol-Version", "2025-06-18".into()),
-        ];
-        for (k, v) in extra {
-            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(k));
-            headers.push((k, v.to_string()));
-        }
-        raw(&self.addr, "POST", "/mcp", &headers, body.as_bytes())
+        rpc_at(&self.addr, message, extra)
     }
 
     fn call(&self, tool: &str, args: Value, extra: &[(&str, &str)]) -> Reply {
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": args}});
-        self.rpc(&message, extra)
+        rpc_at(&self.addr, &call_message(1, tool, args), extra)
     }
 
     fn terminate(&mut self) {
@@ -346,6 +333,29 @@ impl Reply {
 }
 
 /// One HTTP/1.1 request on its own connection; the whole answer.
+/// POST a JSON-RPC message to /mcp at `addr` with the usual headers plus `extra` (from any
+/// thread: it needs only the address).
+fn rpc_at(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Reply {
+    let body = message.to_string();
+    let mut headers = vec![
+        ("Host", addr.to_string()),
+        ("Content-Type", "application/json".into()),
+        ("Accept", "application/json, text/event-stream".into()),
+        ("MCP-Protocol-Version", "2025-06-18".into()),
+    ];
+    for (k, v) in extra {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(k));
+        headers.push((k, v.to_string()));
+    }
+    raw(addr, "POST", "/mcp", &headers, body.as_bytes())
+}
+
+/// A `tools/call` request with `id`.
+fn call_message(id: usize, tool: &str, args: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": args}})
+}
+
 fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, String)], body: &[u8]) -> Reply {
     let mut stream = TcpStream::connect(addr).expect("connect to serve --http");
     stream.set_read_timeout(Some(WAIT)).unwrap();
@@ -650,17 +660,7 @@ fn body_size_and_requests_in_flight_are_bounded() {
     let calls: Vec<_> = (0..6)
         .map(|_| {
             let addr = addr.clone();
-            std::thread::spawn(move || {
-                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": {"name": "slow", "arguments": {}}})
-                .to_string();
-                let headers = vec![
-                    ("Host", addr.clone()),
-                    ("Content-Type", "application/json".to_string()),
-                    ("Accept", "application/json, text/event-stream".to_string()),
-                ];
-                raw(&addr, "POST", "/mcp", &headers, body.as_bytes())
-            })
+            std::thread::spawn(move || rpc_at(&addr, &call_message(1, "slow", json!({})), &[]))
         })
         .collect();
     for c in calls {
@@ -680,15 +680,8 @@ fn many_concurrent_clients_are_all_answered() {
         .map(|i| {
             let addr = addr.clone();
             std::thread::spawn(move || {
-                let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                    "params": {"name": "get_file", "arguments": {"id": format!("f{i}")}}})
-                .to_string();
-                let headers = vec![
-                    ("Host", addr.clone()),
-                    ("Content-Type", "application/json".to_string()),
-                    ("Accept", "application/json, text/event-stream".to_string()),
-                ];
-                raw(&addr, "POST", "/mcp", &headers, body.as_bytes())
+                let message = call_message(i, "get_file", json!({"id": format!("f{i}")}));
+                rpc_at(&addr, &message, &[])
             })
         })
         .collect();
@@ -708,17 +701,7 @@ fn sigterm_finishes_calls_in_flight_then_exits_0() {
     let api = Upstream::start();
     let mut served = Served::start(API, &["--base-url", &api.base()], &[]);
     let addr = served.addr.clone();
-    let call = std::thread::spawn(move || {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "slow", "arguments": {}}})
-        .to_string();
-        let headers = vec![
-            ("Host", addr.clone()),
-            ("Content-Type", "application/json".to_string()),
-            ("Accept", "application/json, text/event-stream".to_string()),
-        ];
-        raw(&addr, "POST", "/mcp", &headers, body.as_bytes())
-    });
+    let call = std::thread::spawn(move || rpc_at(&addr, &call_message(1, "slow", json!({})), &[]));
     // Wait until the call reached the API, then ask the server to stop.
     let deadline = Instant::now() + WAIT;
     while api.shared.now.load(Ordering::SeqCst) == 0 {

@@ -22,7 +22,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from upstream import RECEIVED, header, start, transcript
+from upstream import RECEIVED, header, initialize_and_list, start, transcript
 
 TOKEN = "http-token-0123456789abcdef"
 show, check = transcript("python-sdk-http")
@@ -33,15 +33,7 @@ async def run(url):
     async with create_mcp_http_client(headers=headers) as client:
         async with streamable_http_client(url, http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
-                init = await session.initialize()
-                show("initialize -> serverInfo", init.server_info.model_dump(exclude_none=True))
-                show("initialize -> protocolVersion", init.protocol_version)
-                check(init.server_info.name == "Serve Test API", "serverInfo.name is the API title")
-
-                tools = await session.list_tools()
-                names = [t.name for t in tools.tools]
-                show("tools/list -> names", names)
-                check("get_file" in names and "create_pet" in names, "tools listed")
+                await initialize_and_list(session, show, check)
 
                 result = await session.call_tool("get_file", {"id": "a/b c?"})
                 show("tools/call get_file -> structuredContent", result.structured_content)

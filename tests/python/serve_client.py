@@ -16,7 +16,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from upstream import RECEIVED, header, start, transcript
+from upstream import RECEIVED, header, initialize_and_list, start, transcript
 
 show, check = transcript("python-sdk")
 
@@ -29,16 +29,8 @@ async def run(binary, spec, base):
     )
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            init = await session.initialize()
-            show("initialize -> serverInfo", init.server_info.model_dump(exclude_none=True))
-            show("initialize -> protocolVersion", init.protocol_version)
-            check(init.server_info.name == "Serve Test API", "serverInfo.name is the API title")
-
-            tools = await session.list_tools()
-            names = [t.name for t in tools.tools]
-            show("tools/list -> names", names)
-            check("get_file" in names and "create_pet" in names, "tools listed")
-            get_file = next(t for t in tools.tools if t.name == "get_file")
+            tools = await initialize_and_list(session, show, check)
+            get_file = next(t for t in tools if t.name == "get_file")
             meta = (get_file.meta or {}).get("openapi-mcp/http", {})
             show("tools/list -> get_file _meta", meta)
             check(meta.get("path") == "/files/{id}", "the call mapping is listed")

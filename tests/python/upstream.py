@@ -69,3 +69,17 @@ def transcript(prefix):
             sys.exit(1)
 
     return show, check
+
+
+async def initialize_and_list(session, show, check):
+    """Initialize `session`, check that it serves the test API with `get_file` and `create_pet`
+    among its tools, and return the tools."""
+    init = await session.initialize()
+    show("initialize -> serverInfo", init.server_info.model_dump(exclude_none=True))
+    show("initialize -> protocolVersion", init.protocol_version)
+    check(init.server_info.name == "Serve Test API", "serverInfo.name is the API title")
+    tools = (await session.list_tools()).tools
+    names = [t.name for t in tools]
+    show("tools/list -> names", names)
+    check("get_file" in names and "create_pet" in names, "tools listed")
+    return tools
