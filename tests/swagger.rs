@@ -200,8 +200,9 @@ fn refs_are_rewritten_and_none_dangles() {
         let path = common::root().join("specs").join(spec);
         let bytes = std::fs::read(&path).unwrap();
         let doc = openapi_mcp::read::parse(spec, &bytes).unwrap();
+        let tree = doc.tree();
         let mut refs = Vec::new();
-        mcp_check::collect_refs(doc.root(), &mut refs);
+        mcp_check::collect_refs(&tree, &mut refs);
         assert!(!refs.is_empty());
         for r in &refs {
             assert!(
@@ -209,7 +210,7 @@ fn refs_are_rewritten_and_none_dangles() {
                 "{spec}: {r} was not rewritten"
             );
             assert!(
-                openapi_mcp::read::pointer::lookup(doc.root(), r).is_some(),
+                openapi_mcp::read::pointer::lookup(&doc, r).is_some(),
                 "{spec}: {r} dangles"
             );
         }
@@ -226,7 +227,7 @@ fn refs_are_rewritten_and_none_dangles() {
     // The upgraded document has the 3.0 layout.
     let bytes = std::fs::read(common::root().join("specs/swagger2-features.json")).unwrap();
     let doc = openapi_mcp::read::parse("f", &bytes).unwrap();
-    let root = doc.root();
+    let root = &doc.tree();
     let put = &root["paths"]["/animals"]["put"];
     assert_eq!(
         put["requestBody"],

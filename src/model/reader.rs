@@ -122,7 +122,7 @@ impl<'a> Reader<'a> {
             return Ok((v, None));
         }
         let (target, pointer) =
-            pointer::follow_from(&self.doc.file, &self.doc.root, v, &|| at.to_string())?;
+            pointer::follow_from(&self.doc.file, self.doc, v, &|| at.to_string())?;
         Ok((target, Some(pointer)))
     }
 
@@ -132,14 +132,20 @@ impl<'a> Reader<'a> {
     ) -> Result<(Api<'a>, Vec<X>)> {
         let head = self.head()?;
         let (operations, xs) = match self.root()?.get("paths") {
-            None | Some(Value::Null) => (Vec::new(), Vec::new()),
-            Some(paths) => {
-                let paths: Vec<(&'a String, &'a Value)> = self
-                    .object(paths, &At::Text("/paths"))?
+            _ if self.doc.paths.is_object() => {
+                let paths = self
+                    .doc
+                    .paths
                     .iter()
                     .filter(|(path, _)| !path.starts_with("x-"))
-                    .collect();
+                    .map(|(path, item)| Ok((path, item.tree().ok_or_else(|| unparsed(path))?)))
+                    .collect::<Result<Vec<_>>>()?;
                 self.path_items(&paths, &head.servers, each)?
+            }
+            None | Some(Value::Null) => (Vec::new(), Vec::new()),
+            Some(paths) => {
+                self.object(paths, &At::Text("/paths"))?;
+                (Vec::new(), Vec::new())
             }
         };
         let api = Api {
@@ -188,12 +194,12 @@ impl<'a> Reader<'a> {
     /// pool; the first error in document order is the one reported.
     fn path_items<X: Send>(
         &self,
-        paths: &[(&'a String, &'a Value)],
+        paths: &[(&'a str, &'a Value)],
         root_servers: &[String],
         each: &(impl Fn(&Operation<'a>) -> X + Sync),
     ) -> Result<(Vec<Operation<'a>>, Vec<X>)> {
         use rayon::prelude::*;
-        let read = |paths: &[(&'a String, &'a Value)]| -> Result<(Vec<Operation<'a>>, Vec<X>)> {
+        let read = |paths: &[(&'a str, &'a Value)]| -> Result<(Vec<Operation<'a>>, Vec<X>)> {
             let mut out = Vec::new();
             let paths_at = At::Text("/paths");
             for (path, item) in paths {
@@ -366,6 +372,11 @@ impl<'a> Reader<'a> {
 /// A `security` value read leniently, as a server applies it: anything but an array is no
 /// requirement, an alternative that is not an object is skipped, scopes that are not a list of
 /// strings are none.
+/// The error for a path item whose text does not parse (the reader wrote or checked it).
+pub(super) fn unparsed(path: &str) -> Error {
+    Error::Internal(format!("the path item {path} does not read back as JSON"))
+}
+
 fn requirements(security: Option<&Value>) -> Vec<Requirement> {
     let Some(Value::Array(alternatives)) = security else {
         return Vec::new();

@@ -1,10 +1,13 @@
 //! JSON text -> tree with `serde_json`. A large document is parsed in parts on the thread pool:
 //! its top-level members are first found as raw text (`serde_json::value::RawValue`), then
-//! parsed side by side, a member that holds much of the text (`paths`, `components`,
+//! parsed side by side, a member that holds much of the text (`components`,
 //! `components.schemas`) split the same way in turn, and put together in document order. The
 //! tree is the one a plain parse gives (key order, repeated keys: the last value at the first
 //! key's place); a text that fails anywhere is parsed plainly, for the plain parse's error.
+//! A document's path items are not parsed here: they are kept as text ([`Paths`]).
 
+use super::paths::Paths;
+use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -22,6 +25,45 @@ pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice(bytes)
 }
 
+/// A document's text parsed, its path items kept as text: the top-level object without `paths`
+/// (when that is an object), and the items. `None` when the text is not one JSON object.
+pub(super) fn parse_document(bytes: &[u8]) -> Option<(Map<String, Value>, Paths)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let members: IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    let at = members
+        .get_index_of("paths")
+        .filter(|&i| members[i].get().starts_with('{'));
+    let big = if bytes.len() >= PARALLEL_FROM {
+        text.len() / 8
+    } else {
+        usize::MAX
+    };
+    let (keys, raws): (Vec<String>, Vec<&RawValue>) = members.into_iter().unzip();
+    let parts: Vec<Result<Value, Paths>> = raws
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, raw)| match at {
+            Some(at) if at == i => {
+                let items: IndexMap<String, &RawValue> = serde_json::from_str(raw.get()).ok()?;
+                let items = items.into_iter().map(|(k, v)| (k, v.to_owned()));
+                Some(Err(Paths::from_texts(at, items.collect())))
+            }
+            _ => parse_member(raw, big, 1).map(Ok),
+        })
+        .collect::<Option<_>>()?;
+    let mut paths = Paths::default();
+    let mut root = Map::new();
+    for (key, part) in keys.into_iter().zip(parts) {
+        match part {
+            Ok(value) => {
+                root.insert(key, value);
+            }
+            Err(items) => paths = items,
+        }
+    }
+    Some((root, paths))
+}
+
 pub(super) fn parse_in_parts(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
     parse_object(text, text.len() / 8, 0).map(Value::Object)
@@ -35,16 +77,20 @@ fn parse_object(text: &str, big: usize, depth: usize) -> Option<Map<String, Valu
     let (keys, raws): (Vec<String>, Vec<&RawValue>) = members.into_iter().unzip();
     let values: Vec<Value> = raws
         .into_par_iter()
-        .map(|raw| {
-            let inner = raw.get();
-            if depth < 2 && inner.len() > big && inner.starts_with('{') {
-                parse_object(inner, big, depth + 1).map(Value::Object)
-            } else {
-                serde_json::from_str(inner).ok()
-            }
-        })
+        .map(|raw| parse_member(raw, big, depth + 1))
         .collect::<Option<_>>()?;
     Some(keys.into_iter().zip(values).collect())
+}
+
+/// A member's value at `depth` below the top, split when it is an object over `big` bytes and
+/// at most two levels down.
+fn parse_member(raw: &RawValue, big: usize, depth: usize) -> Option<Value> {
+    let inner = raw.get();
+    if depth <= 2 && inner.len() > big && inner.starts_with('{') {
+        parse_object(inner, big, depth).map(Value::Object)
+    } else {
+        serde_json::from_str(inner).ok()
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! Reading: bytes -> one JSON tree (`serde_json::Value`, key order kept) and the specification
-//! version, with multi-file documents bundled and Swagger 2.0 upgraded to the 3.0 layout.
+//! Reading: bytes -> a JSON tree (`serde_json::Value`, key order kept) with the path items kept
+//! as text, and the specification version, with multi-file documents bundled and Swagger 2.0
+//! upgraded to the 3.0 layout.
 //!
 //! Why not `openapiv3`: that crate models OpenAPI 3.0 only. An ordinary 3.1 document
 //! (`type: [string, "null"]`, numeric `exclusiveMinimum`) fails to parse as a whole, and keywords it
@@ -14,12 +15,15 @@
 pub mod bundle;
 pub mod file;
 mod json;
+pub mod paths;
 pub mod pointer;
 pub mod references;
 pub mod swagger;
 mod yaml;
 
 use crate::error::{Error, Location, Result};
+use paths::Paths;
+use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 /// The dialect a document is written in.
@@ -46,19 +50,52 @@ impl SpecVersion {
     }
 }
 
-/// A parsed document: its JSON tree, version and the name used in messages.
+/// A parsed document: its JSON tree (path items apart, as text), version and the name used in
+/// messages.
 #[derive(Debug, Clone)]
 pub struct Document {
     pub file: String,
     pub version: SpecVersion,
-    /// The tree: OpenAPI 3.x layout, every `$ref` local.
+    /// The tree: OpenAPI 3.x layout, every `$ref` local, without `paths` when that is an object
+    /// (its items are in [`Document::paths`]).
     pub root: Value,
+    /// The path items, each parsed when needed.
+    pub paths: Paths,
+    /// Every distinct `$ref` string and discriminator `mapping` value in the document.
+    references: FxHashSet<String>,
 }
 
 impl Document {
-    /// The tree.
+    /// The tree without the path items.
     pub fn root(&self) -> &Value {
         &self.root
+    }
+
+    /// The whole tree, path items included (built afresh: a large document's tree is large).
+    pub fn tree(&self) -> Value {
+        let mut root = self.root.clone();
+        if let Value::Object(m) = &mut root
+            && let Err(e) = self.paths.join_into(m)
+        {
+            // The items were JSON text the reader wrote or checked.
+            debug_assert!(false, "a path item does not parse: {e}");
+        }
+        root
+    }
+
+    /// Every distinct `$ref` string and discriminator `mapping` value in the document.
+    pub fn references(&self) -> &FxHashSet<String> {
+        &self.references
+    }
+}
+
+impl pointer::Tree for Document {
+    fn top(&self) -> &Value {
+        &self.root
+    }
+
+    fn path_item(&self, path: &str) -> Option<&Value> {
+        self.paths.get(path)?.tree()
     }
 }
 
@@ -79,16 +116,22 @@ pub fn load_file_in(
         source,
     })?;
     let name = path.display().to_string();
-    let root = parse_tree(&name, &bytes)?;
+    let (root, paths) = parse_parts(&name, &bytes)?;
     drop(bytes);
-    let root = bundle::bundle(path, root, ref_root)?;
-    from_tree(&name, root)
+    let references = references_of(&name, &root, &paths)?;
+    if references.iter().all(|r| r.is_empty() || r.starts_with('#')) {
+        return assemble(&name, root, paths, references);
+    }
+    let tree = joined(&name, root, &paths)?;
+    from_tree(&name, bundle::bundle(path, tree, ref_root)?)
 }
 
 /// Parse `bytes` (named `file` in messages) into a [`Document`]. External `$ref`s are not
 /// followed (there is no folder to resolve them against); use [`load_file`] for that.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
-    from_tree(file, parse_tree(file, bytes)?)
+    let (root, paths) = parse_parts(file, bytes)?;
+    let references = references_of(file, &root, &paths)?;
+    assemble(file, root, paths, references)
 }
 
 /// Make a [`Document`] of an already parsed tree.
@@ -99,11 +142,87 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
     } else {
         root
     };
+    let (root, paths) = split(file, root)?;
+    let references = references_of(file, &root, &paths)?;
     Ok(Document {
         file: file.to_string(),
         version,
         root,
+        paths,
+        references,
     })
+}
+
+/// JSON text parsed with its path items kept as text; YAML parsed whole, then split.
+fn parse_parts(file: &str, bytes: &[u8]) -> Result<(Value, Paths)> {
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+        && let Some((root, paths)) = json::parse_document(text)
+    {
+        return Ok((Value::Object(root), paths));
+    }
+    split(file, parse_tree(file, bytes)?)
+}
+
+/// Take the path items out of `root`, written as text.
+fn split(file: &str, mut root: Value) -> Result<(Value, Paths)> {
+    let paths = match &mut root {
+        Value::Object(m) => Paths::split(m).map_err(|e| unreadable(file, e))?,
+        _ => Paths::default(),
+    };
+    Ok((root, paths))
+}
+
+/// `root` with its path items put back: the whole tree.
+fn joined(file: &str, mut root: Value, paths: &Paths) -> Result<Value> {
+    if let Value::Object(m) = &mut root {
+        paths.join_into(m).map_err(|e| unreadable(file, e))?;
+    }
+    Ok(root)
+}
+
+/// A document of a tree split by the reader: a Swagger 2.0 tree is joined again to be upgraded.
+fn assemble(
+    file: &str,
+    root: Value,
+    paths: Paths,
+    references: FxHashSet<String>,
+) -> Result<Document> {
+    let version = detect_version(file, &root)?;
+    if version == SpecVersion::Swagger2 {
+        return from_tree(file, joined(file, root, &paths)?);
+    }
+    Ok(Document {
+        file: file.to_string(),
+        version,
+        root,
+        paths,
+        references,
+    })
+}
+
+/// The distinct references of the tree and of the path items' texts (read on the pool).
+fn references_of(file: &str, root: &Value, paths: &Paths) -> Result<FxHashSet<String>> {
+    use rayon::prelude::*;
+    let items: Vec<&str> = paths.iter().map(|(_, item)| item.text()).collect();
+    let found = items
+        .par_iter()
+        .map(|text| references::text_references(text))
+        .collect::<serde_json::Result<Vec<_>>>()
+        .map_err(|e| unreadable(file, e))?;
+    let mut all: FxHashSet<String> = references::distinct_references(root)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    for set in found {
+        all.extend(set);
+    }
+    Ok(all)
+}
+
+/// A path item's text that does not read back: written or checked by the reader, so a fault.
+fn unreadable(file: &str, e: serde_json::Error) -> Error {
+    Error::Internal(format!("{file}: a path item does not read back as JSON: {e}"))
 }
 
 /// Parse JSON or YAML text into a JSON tree, without any OpenAPI checks.

@@ -9,35 +9,65 @@ use serde_json::Value;
 /// How many `$ref` hops we follow before calling a chain circular.
 const MAX_HOPS: usize = 32;
 
+/// What pointers resolve against: a plain tree, or a [`super::Document`], whose path items are
+/// kept as text and parsed when a pointer reaches into one.
+pub trait Tree: Sync {
+    /// The top of the tree (for a document, without its path items).
+    fn top(&self) -> &Value;
+
+    /// The path item at key `path` of `paths`, when the tree keeps path items apart.
+    fn path_item(&self, _path: &str) -> Option<&Value> {
+        None
+    }
+}
+
+impl Tree for Value {
+    fn top(&self) -> &Value {
+        self
+    }
+}
+
 /// Resolve a local reference (`#/a/b`, a URI fragment: each token is percent-decoded, then
 /// `~1`/`~0` unescaped) against `root`. `None` when it does not exist.
-pub fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+pub fn lookup<'a>(root: &'a (impl Tree + ?Sized), reference: &str) -> Option<&'a Value> {
     walk(root, reference.strip_prefix('#')?, true)
 }
 
 /// Resolve a plain JSON pointer (`/a/b`, no percent-decoding) against `root`.
-pub fn lookup_pointer<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+pub fn lookup_pointer<'a>(root: &'a (impl Tree + ?Sized), pointer: &str) -> Option<&'a Value> {
     walk(root, pointer, false)
 }
 
-fn walk<'a>(root: &'a Value, pointer: &str, percent: bool) -> Option<&'a Value> {
+fn walk<'a>(root: &'a (impl Tree + ?Sized), pointer: &str, percent: bool) -> Option<&'a Value> {
     if pointer.is_empty() {
-        return Some(root);
+        return Some(root.top());
     }
     if !pointer.starts_with('/') {
         return None;
     }
-    let mut node = root;
-    for token in pointer[1..].split('/') {
-        let token = if percent {
-            percent_decode_token(token)
+    let token = |t: &str| {
+        let t = if percent {
+            percent_decode_token(t)
         } else {
-            token.into()
+            t.into()
         };
-        let token = unescape_token(&token);
+        unescape_token(&t)
+    };
+    let mut tokens = pointer[1..].split('/');
+    let mut node = root.top();
+    let mut rest = pointer[1..].split('/');
+    if tokens.next().map(token).as_deref() == Some("paths")
+        && let Some(path) = tokens.next()
+        && let Some(item) = root.path_item(&token(path))
+    {
+        node = item;
+        rest = tokens;
+    }
+    for t in rest {
+        let t = token(t);
         node = match node {
-            Value::Object(map) => map.get(&*token)?,
-            Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
+            Value::Object(map) => map.get(&*t)?,
+            Value::Array(items) => items.get(t.parse::<usize>().ok()?)?,
             _ => return None,
         };
     }
@@ -120,7 +150,7 @@ pub fn ref_of(value: &Value) -> Option<&str> {
 /// Returns the object and the pointer it was found at.
 pub fn follow<'a>(
     file: &str,
-    root: &'a Value,
+    root: &'a (impl Tree + ?Sized),
     value: &'a Value,
     at: &str,
 ) -> Result<(&'a Value, String)> {
@@ -131,7 +161,7 @@ pub fn follow<'a>(
 /// a message, or as the result when `value` is no reference.
 pub fn follow_from<'a>(
     file: &str,
-    root: &'a Value,
+    root: &'a (impl Tree + ?Sized),
     value: &'a Value,
     at: &dyn Fn() -> String,
 ) -> Result<(&'a Value, String)> {

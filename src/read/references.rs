@@ -80,6 +80,120 @@ pub fn distinct_references(root: &Value) -> FxHashSet<&str> {
         })
 }
 
+/// The distinct references in JSON `text` (as [`each_reference`] finds them in its tree, and
+/// also in the earlier values of a repeated key), read without building the tree.
+pub fn text_references(text: &str) -> serde_json::Result<FxHashSet<String>> {
+    use serde::de::DeserializeSeed;
+    let mut found = FxHashSet::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    Walk {
+        found: &mut found,
+        role: Role::default(),
+    }
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok(found)
+}
+
+/// What the value being read is to the object holding it.
+#[derive(Clone, Copy, Default)]
+struct Role {
+    /// A string here is a reference: the value of a `$ref` member, or of a member of a
+    /// `mapping` object.
+    reference: bool,
+    /// An object here is a discriminator `mapping`: the value of a `mapping` member.
+    mapping: bool,
+}
+
+/// Reads one JSON value, adding the references in it to `found`.
+struct Walk<'f> {
+    found: &'f mut FxHashSet<String>,
+    role: Role,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// A member's key, read for its role only.
+struct Key(Role);
+
+impl<'de> serde::Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, k: &str) -> Result<Key, E> {
+                Ok(Key(Role {
+                    reference: k == "$ref",
+                    mapping: k == "mapping",
+                }))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<(), E> {
+        if self.role.reference {
+            self.found.insert(s.to_string());
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let in_mapping = self.role.mapping;
+        while let Some(Key(mut role)) = map.next_key()? {
+            role.reference |= in_mapping;
+            map.next_value_seed(Walk {
+                found: self.found,
+                role,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(Walk {
+                found: self.found,
+                role: Role::default(),
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +223,24 @@ mod tests {
                 "other.yaml"
             ]
         );
+    }
+
+    /// Read from text, the references are those found in the tree.
+    #[test]
+    fn text_references_are_the_tree_references() {
+        let tree = serde_json::json!({
+            "$ref": "#/a",
+            "mapping": {"x": "#/top-mapping", "$ref": "#/g", "mapping": {"w": "#/h"}, "n": {"$ref": "#/i"}},
+            "components": {"$ref": "#/b", "mapping": {"y": "#/c"}, "schemas": {"A": {"$ref": "#/d"}}},
+            "list": [{"$ref": "#/e"}, [{"mapping": {"z": "#/f"}}], "#/not-a-ref", {"$ref": 5}, {"mapping": "#/no"}],
+            "paths": {"/p": {"get": {"$ref": "other.yaml", "x": "#/not"}}}
+        });
+        let text = super::text_references(&tree.to_string()).unwrap();
+        let mut text: Vec<&str> = text.iter().map(String::as_str).collect();
+        let mut found: Vec<&str> = distinct_references(&tree).into_iter().collect();
+        found.sort();
+        text.sort();
+        assert_eq!(text, found);
+        assert!(super::text_references("{\"a\": [1,}").is_err());
     }
 }

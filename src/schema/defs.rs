@@ -11,7 +11,6 @@ use super::Converter;
 use crate::error::{Error, Result};
 use crate::read::pointer::{self, escape_token, unescape_token};
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -69,10 +68,10 @@ impl Converter<'_> {
 pub(super) struct Clashes(FxHashMap<String, String>);
 
 impl Clashes {
-    /// The clashing names among every local reference in `root` (`$ref` strings and
+    /// The clashing names among a document's local references (`$ref` strings and
     /// discriminator `mapping` values: what conversion can register, and perhaps more).
-    pub(super) fn of(root: &Value) -> Clashes {
-        let pointers: FxHashSet<String> = crate::read::references::distinct_references(root)
+    pub(super) fn of<'r>(references: impl IntoIterator<Item = &'r str>) -> Clashes {
+        let pointers: FxHashSet<String> = references
             .into_iter()
             .filter(|r| r.starts_with('#'))
             .map(pointer::canonical)
@@ -176,9 +175,12 @@ mod tests {
     #[test]
     fn clashing_names_get_a_suffix_from_their_own_pointer() {
         use super::Clashes;
+        let of = |tree: &serde_json::Value| {
+            Clashes::of(crate::read::references::distinct_references(tree))
+        };
         // `A B` and `A_B` both want the name `A_B`; the definition at that name keeps it.
         let clash = json!({"x": {"$ref": "#/components/schemas/A%20B"}, "y": [{"$ref": "#/components/schemas/A_B"}]});
-        let names = Clashes::of(&clash);
+        let names = of(&clash);
         assert!(names.any());
         assert_eq!(names.name("/components/schemas/A_B"), "A_B");
         let renamed = names.name("/components/schemas/A B");
@@ -189,13 +191,13 @@ mod tests {
         // The same whichever other definitions there are.
         let more = json!({"x": {"$ref": "#/components/schemas/A%20B"}, "y": {"$ref": "#/components/schemas/A+B"},
             "d": {"mapping": {"a": "#/components/schemas/A_B"}}});
-        let more = Clashes::of(&more);
+        let more = of(&more);
         assert_eq!(more.name("/components/schemas/A B"), renamed);
         assert_ne!(more.name("/components/schemas/A+B"), renamed);
         assert_eq!(more.name("/components/schemas/A_B"), "A_B");
         let same = json!({"x": {"$ref": "#/components/schemas/A"}, "y": {"$ref": "#/components/schemas/A"},
             "z": {"$ref": "#/components/parameters/A"}, "w": {"$ref": "other.json#/A_B"}});
-        assert!(!Clashes::of(&same).any());
+        assert!(!of(&same).any());
     }
 
     /// A reference is valid or not by itself, whatever was registered before it.

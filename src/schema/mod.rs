@@ -34,7 +34,7 @@ pub use limits::{Limits, json_size};
 pub use output::Schema;
 
 use crate::error::{Error, Result};
-use crate::read::pointer as refs;
+use crate::read::pointer::{self as refs, Tree};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -104,7 +104,7 @@ fn render(value: &Value) -> Box<str> {
 /// and converted once, whichever converter (thread) meets it first.
 pub struct Converter<'a> {
     file: &'a str,
-    root: &'a Value,
+    root: &'a dyn Tree,
     /// Inline every non-recursive definition instead of emitting `$defs`.
     pub inline_refs: bool,
     /// Size and depth limits for each finished schema.
@@ -148,22 +148,35 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// An empty registry for the definitions of `root`.
-    pub fn new(root: &Value) -> Registry {
+    /// An empty registry for the definitions of a tree with these references (every `$ref`
+    /// string and discriminator `mapping` value in it).
+    pub fn new<'r>(references: impl IntoIterator<Item = &'r str>) -> Registry {
         Registry {
-            clashes: defs::Clashes::of(root),
+            clashes: defs::Clashes::of(references),
             ..Registry::default()
         }
+    }
+
+    /// An empty registry for the definitions of `doc`.
+    pub fn of(doc: &crate::read::Document) -> Registry {
+        Registry::new(doc.references().iter().map(String::as_str))
     }
 }
 
 impl<'a> Converter<'a> {
+    /// A converter for the schemas of a plain tree.
     pub fn new(file: &'a str, root: &'a Value) -> Self {
-        Converter::sharing(file, root, Arc::new(Mutex::new(Registry::new(root))))
+        let registry = Registry::new(crate::read::references::distinct_references(root));
+        Converter::sharing(file, root, Arc::new(Mutex::new(registry)))
+    }
+
+    /// A converter for the schemas of `doc`.
+    pub fn of(doc: &'a crate::read::Document) -> Self {
+        Converter::sharing(&doc.file, doc, Arc::new(Mutex::new(Registry::of(doc))))
     }
 
     /// A converter that shares `registry` with others of the same document and options.
-    pub fn sharing(file: &'a str, root: &'a Value, registry: Arc<Mutex<Registry>>) -> Self {
+    pub fn sharing(file: &'a str, root: &'a dyn Tree, registry: Arc<Mutex<Registry>>) -> Self {
         Converter {
             file,
             root,
@@ -200,7 +213,7 @@ impl<'a> Converter<'a> {
     }
 
     /// The document the schemas come from.
-    pub fn root(&self) -> &'a Value {
+    pub fn root(&self) -> &'a dyn Tree {
         self.root
     }
 

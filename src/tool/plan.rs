@@ -128,7 +128,7 @@ impl<'d> Plan<'d> {
                     keeps.then(|| wanted(&identity, options))
                 })
             },
-            || Registry::new(&doc.root),
+            || Registry::of(doc),
         );
         let (api, wanted) = read?;
         filter?;
@@ -172,7 +172,7 @@ impl<'d> Plan<'d> {
 
     /// A tool builder set up for the plan's options.
     pub fn builder(&self) -> Builder<'d> {
-        let mut conv = Converter::sharing(&self.doc.file, &self.doc.root, self.registry.clone());
+        let mut conv = Converter::sharing(&self.doc.file, self.doc, self.registry.clone());
         conv.inline_refs = self.options.inline_refs;
         conv.limits = schema::Limits {
             budget: self.options.schema_budget,

@@ -6,6 +6,7 @@
 
 use crate::model::{HintOverride, Method, RequestBody};
 use crate::tool::vocab::{self, Effect, Verdict};
+use crate::read::pointer::Tree;
 use serde_json::Value;
 
 /// How hints are suggested.
@@ -196,7 +197,7 @@ pub enum BodyShape {
 const FEW_FIELDS: usize = 15;
 
 /// The shape of a request body, `$ref`s followed in `root`.
-pub fn body_shape(body: Option<&RequestBody<'_>>, root: &Value) -> BodyShape {
+pub fn body_shape(body: Option<&RequestBody<'_>>, root: &dyn Tree) -> BodyShape {
     let Some(b) = body else {
         return BodyShape::None;
     };
@@ -229,7 +230,7 @@ pub fn body_shape(body: Option<&RequestBody<'_>>, root: &Value) -> BodyShape {
 /// whether any is required; false when a part is a choice (`oneOf`, `anyOf`) or not an object.
 /// A name met again keeps its first place and takes the later schema, as in a JSON object.
 fn gather<'a>(
-    root: &'a Value,
+    root: &'a dyn Tree,
     schema: &'a Value,
     props: &mut indexmap::IndexMap<&'a str, &'a Value>,
     required: &mut bool,
@@ -262,7 +263,7 @@ fn gather<'a>(
 }
 
 /// `schema` with `$ref`s followed (at most a few hops; a dangling one stays as it is).
-fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+fn resolve<'a>(root: &'a dyn Tree, mut schema: &'a Value) -> &'a Value {
     for _ in 0..8 {
         match crate::read::pointer::ref_of(schema)
             .and_then(|r| crate::read::pointer::lookup(root, r))
@@ -276,7 +277,7 @@ fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
 
 /// Whether a property is a plain value (a string, number, boolean, enum, one of those) or, when
 /// `list` is allowed, a list of them: not a nested object.
-fn is_field(root: &Value, schema: &Value, list: bool) -> bool {
+fn is_field(root: &dyn Tree, schema: &Value, list: bool) -> bool {
     let s = resolve(root, schema);
     if s.get("enum").is_some() || s.get("const").is_some() {
         return true;
