@@ -224,18 +224,70 @@ pub struct Api<'a> {
     pub webhooks: usize,
 }
 
-/// Read the operations of `doc`.
+/// Read the operations of `doc` (every path item is parsed, and kept with the document).
 pub fn read(doc: &Document) -> Result<Api<'_>> {
-    Ok(read_with(doc, |_| ())?.0)
+    Reader { doc }.api()
 }
 
-/// [`read`], with `each` of every operation, in order, worked out by the thread that read it
-/// (the plan names operations so, rather than start threads again for it once all are read).
-pub(crate) fn read_with<'d, X: Send>(
+/// One operation as a plan lists it before reading it whole: its path item (by position in
+/// [`Document::paths`]), method and what names and filters it.
+#[derive(Debug, Clone)]
+pub struct Entry<'d> {
+    pub item: usize,
+    pub path: &'d str,
+    pub method: Method,
+    pub operation_id: Option<String>,
+    pub tags: Vec<String>,
+    pub deprecated: bool,
+}
+
+impl Entry<'_> {
+    /// What names the operation and what a filter looks at.
+    pub fn identity(&self) -> Identity<'_> {
+        Identity {
+            method: self.method,
+            path: self.path,
+            operation_id: self.operation_id.as_deref(),
+            tags: self.tags.iter().map(String::as_str).collect(),
+            deprecated: self.deprecated,
+        }
+    }
+}
+
+/// What a document says besides its operations: title, version, servers, webhooks.
+#[derive(Debug, Clone)]
+pub struct Outline<'d> {
+    pub title: &'d str,
+    pub version: &'d str,
+    /// The document's server URLs, variables substituted.
+    pub servers: Vec<String>,
+    /// Number of webhooks (3.1+); they are not callable and become no tools.
+    pub webhooks: usize,
+    /// Every operation, in document order, each with `each` of it (worked out by the thread that
+    /// listed it).
+    pub entries: Vec<Entry<'d>>,
+}
+
+/// List the operations of `doc` without reading them whole (path items on the thread pool,
+/// each read for what names it only, unless it is a `$ref` or malformed: then it is read in full,
+/// for the reader's own message). `each` is worked out for every entry by the thread that
+/// lists it. The first error in document order is the one reported.
+pub fn outline<'d, X: Send>(
     doc: &'d Document,
-    each: impl Fn(&Operation<'d>) -> X + Sync,
-) -> Result<(Api<'d>, Vec<X>)> {
-    Reader { doc }.api(&each)
+    each: impl Fn(&Entry<'d>) -> X + Sync,
+) -> Result<(Outline<'d>, Vec<X>)> {
+    Reader { doc }.outline(&each)
+}
+
+/// Read operation `entry` whole, from `item`, the tree of its path item (parsed by the caller,
+/// who drops it when done).
+pub fn operation<'a>(
+    doc: &'a Document,
+    entry: &Entry<'_>,
+    item: &'a Value,
+    servers: &[String],
+) -> Result<Operation<'a>> {
+    Reader { doc }.one(entry, item, servers)
 }
 
 /// What [`read`] takes from the document besides its paths.

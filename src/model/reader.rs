@@ -2,8 +2,9 @@
 //! items and operations, structure checked as read (a wrong type is an error naming the JSON
 //! pointer). Parameters, bodies and responses are read in `parts`.
 
-use super::{Api, Head, HintOverride, Method, Operation, Parameter, Requirement};
+use super::{Api, Entry, Head, HintOverride, Method, Operation, Outline, Parameter, Requirement};
 use crate::error::{Error, Result};
+use crate::read::paths::PathItem;
 use crate::read::{Document, kind, pointer};
 use serde_json::{Map, Value};
 
@@ -126,12 +127,9 @@ impl<'a> Reader<'a> {
         Ok((target, Some(pointer)))
     }
 
-    pub(super) fn api<X: Send>(
-        &self,
-        each: &(impl Fn(&Operation<'a>) -> X + Sync),
-    ) -> Result<(Api<'a>, Vec<X>)> {
+    pub(super) fn api(&self) -> Result<Api<'a>> {
         let head = self.head()?;
-        let (operations, xs) = match self.root()?.get("paths") {
+        let operations = match self.root()?.get("paths") {
             _ if self.doc.paths.is_object() => {
                 let paths = self
                     .doc
@@ -140,12 +138,12 @@ impl<'a> Reader<'a> {
                     .filter(|(path, _)| !path.starts_with("x-"))
                     .map(|(path, item)| Ok((path, item.tree().ok_or_else(|| unparsed(path))?)))
                     .collect::<Result<Vec<_>>>()?;
-                self.path_items(&paths, &head.servers, each)?
+                self.path_items(&paths, &head.servers)?
             }
-            None | Some(Value::Null) => (Vec::new(), Vec::new()),
+            None | Some(Value::Null) => Vec::new(),
             Some(paths) => {
                 self.object(paths, &At::Text("/paths"))?;
-                (Vec::new(), Vec::new())
+                Vec::new()
             }
         };
         let api = Api {
@@ -155,7 +153,111 @@ impl<'a> Reader<'a> {
             operations,
             webhooks: head.webhooks,
         };
-        Ok((api, xs))
+        Ok(api)
+    }
+
+    /// See [`super::outline`].
+    pub(super) fn outline<X: Send>(
+        &self,
+        each: &(impl Fn(&Entry<'a>) -> X + Sync),
+    ) -> Result<(Outline<'a>, Vec<X>)> {
+        use rayon::prelude::*;
+        let head = self.head()?;
+        if !self.doc.paths.is_object()
+            && let Some(paths) = self.root()?.get("paths").filter(|p| !p.is_null())
+        {
+            self.object(paths, &At::Text("/paths"))?;
+        }
+        let items: Vec<(usize, &'a str, &'a PathItem)> = (0..self.doc.paths.len())
+            .filter_map(|i| {
+                let (path, item) = self.doc.paths.get_index(i)?;
+                (!path.starts_with("x-")).then_some((i, path, item))
+            })
+            .collect();
+        let parts = items
+            .par_chunks(PATHS_RUN)
+            .map(|run| {
+                let mut entries = Vec::new();
+                for &(i, path, item) in run {
+                    self.entries(i, path, item, &head.servers, &mut entries)?;
+                }
+                let xs: Vec<X> = entries.iter().map(each).collect();
+                Ok((entries, xs))
+            })
+            .collect::<Vec<Result<_>>>();
+        let (mut entries, mut xs) = (Vec::new(), Vec::new());
+        for part in parts {
+            let (e, x) = part?;
+            entries.extend(e);
+            xs.extend(x);
+        }
+        let outline = Outline {
+            title: head.title,
+            version: head.version,
+            servers: head.servers,
+            webhooks: head.webhooks,
+            entries,
+        };
+        Ok((outline, xs))
+    }
+
+    /// The entries of path item `i` at `path`: from its text when it is a plain object of
+    /// well-typed operations, else read in full (for a `$ref`, or for the reader's message).
+    fn entries(
+        &self,
+        i: usize,
+        path: &'a str,
+        item: &PathItem,
+        servers: &[String],
+        out: &mut Vec<Entry<'a>>,
+    ) -> Result<()> {
+        if let Some(listed) = light_entries(item.text()) {
+            out.extend(
+                listed
+                    .into_iter()
+                    .map(|(method, operation_id, tags, deprecated)| Entry {
+                        item: i,
+                        path,
+                        method,
+                        operation_id,
+                        tags,
+                        deprecated,
+                    }),
+            );
+            return Ok(());
+        }
+        let tree = item.parse().map_err(|_| unparsed(path))?;
+        let mut ops = Vec::new();
+        let reader = Reader { doc: self.doc };
+        reader.path_item(path, &tree, &At::Text("/paths").key(path), servers, None, &mut ops)?;
+        out.extend(ops.into_iter().map(|op| Entry {
+            item: i,
+            path,
+            method: op.method,
+            operation_id: op.operation_id.map(str::to_string),
+            tags: op.tags.iter().map(|t| t.to_string()).collect(),
+            deprecated: op.deprecated,
+        }));
+        Ok(())
+    }
+
+    /// See [`super::operation`].
+    pub(super) fn one(
+        &self,
+        entry: &Entry<'_>,
+        item: &'a Value,
+        servers: &[String],
+    ) -> Result<Operation<'a>> {
+        let mut ops = Vec::new();
+        let at = At::Text("/paths");
+        self.path_item(entry.path, item, &at.key(entry.path), servers, Some(entry.method), &mut ops)?;
+        ops.pop().ok_or_else(|| {
+            Error::Internal(format!(
+                "{} {} was listed but is not in its path item",
+                entry.method.as_str(),
+                entry.path
+            ))
+        })
     }
 
     fn root(&self) -> Result<&'a Map<String, Value>> {
@@ -192,14 +294,13 @@ impl<'a> Reader<'a> {
 
     /// The operations of `paths`, in order, each with `each` of it, read in runs on the thread
     /// pool; the first error in document order is the one reported.
-    fn path_items<X: Send>(
+    fn path_items(
         &self,
         paths: &[(&'a str, &'a Value)],
         root_servers: &[String],
-        each: &(impl Fn(&Operation<'a>) -> X + Sync),
-    ) -> Result<(Vec<Operation<'a>>, Vec<X>)> {
+    ) -> Result<Vec<Operation<'a>>> {
         use rayon::prelude::*;
-        let read = |paths: &[(&'a str, &'a Value)]| -> Result<(Vec<Operation<'a>>, Vec<X>)> {
+        let read = |paths: &[(&'a str, &'a Value)]| -> Result<Vec<Operation<'a>>> {
             let mut out = Vec::new();
             let paths_at = At::Text("/paths");
             for (path, item) in paths {
@@ -212,17 +313,14 @@ impl<'a> Reader<'a> {
                     &mut out,
                 )?;
             }
-            let xs = out.iter().map(each).collect();
-            Ok((out, xs))
+            Ok(out)
         };
         let parts: Vec<_> = paths.par_chunks(PATHS_RUN).map(read).collect();
-        let (mut operations, mut xs) = (Vec::new(), Vec::new());
+        let mut operations = Vec::new();
         for part in parts {
-            let (ops, x) = part?;
-            operations.extend(ops);
-            xs.extend(x);
+            operations.extend(part?);
         }
-        Ok((operations, xs))
+        Ok(operations)
     }
 
     pub(super) fn path_item(
@@ -372,6 +470,60 @@ impl<'a> Reader<'a> {
 /// A `security` value read leniently, as a server applies it: anything but an array is no
 /// requirement, an alternative that is not an object is skipped, scopes that are not a list of
 /// strings are none.
+/// The operations of a path item's text, each with its operationId, tags and deprecation, when
+/// the item is a plain object (no `$ref`, no repeated operation key) and those three are of the
+/// types the reader accepts; `None` otherwise.
+type Listed = (Method, Option<String>, Vec<String>, bool);
+
+fn light_entries(text: &str) -> Option<Vec<Listed>> {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "operationId")]
+        operation_id: Option<Value>,
+        tags: Option<Value>,
+        deprecated: Option<Value>,
+    }
+    let members: indexmap::IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    if members.contains_key("$ref") {
+        return None;
+    }
+    let mut out = Vec::new();
+    for method in Method::ALL {
+        let Some(raw) = members.get(method.key()) else {
+            continue;
+        };
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        let head: Head = serde_json::from_str(raw.get()).ok()?;
+        let operation_id = match head.operation_id {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s).filter(|s| !s.trim().is_empty()),
+            Some(_) => return None,
+        };
+        let tags = match head.tags {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .filter_map(|t| match t {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect(),
+            Some(_) => return None,
+        };
+        let deprecated = match head.deprecated {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(Value::String(s)) if s == "true" || s == "false" => s == "true",
+            Some(_) => return None,
+        };
+        out.push((method, operation_id, tags, deprecated));
+    }
+    Some(out)
+}
+
 /// The error for a path item whose text does not parse (the reader wrote or checked it).
 pub(super) fn unparsed(path: &str) -> Error {
     Error::Internal(format!("the path item {path} does not read back as JSON"))

@@ -5,7 +5,7 @@ use super::naming::{self, NameStyle, Named};
 use super::reviewed::HintsFile;
 use super::{Filter, Tool, target};
 use crate::error::{Error, Result};
-use crate::model::{self, Identity, Operation};
+use crate::model::{self, Identity, Outline};
 use crate::read::Document;
 use crate::schema::{self, Converter, Registry};
 use std::sync::{Arc, Mutex};
@@ -88,8 +88,9 @@ pub struct Plan<'d> {
     doc: &'d Document,
     options: &'d Options,
     hints: Option<&'d HintsFile>,
-    api: model::Api<'d>,
-    /// The kept operations (indexes into `api.operations`), with their names.
+    /// Every operation, listed (each is read whole when its tool is built).
+    outline: Outline<'d>,
+    /// The kept operations (indexes into `outline.entries`), with their names.
     selected: Vec<(usize, Named)>,
     /// The definitions every builder of the plan shares.
     registry: Arc<Mutex<Registry>>,
@@ -97,9 +98,11 @@ pub struct Plan<'d> {
     suggesting: super::Suggesting,
 }
 
-/// What builds tools on one thread: a schema converter sharing the plan's definitions.
+/// What builds tools on one thread: a schema converter sharing the plan's definitions, and the
+/// path item last read (tools of one item are usually built one after another).
 pub struct Builder<'d> {
     conv: Converter<'d>,
+    item: Option<(usize, serde_json::Value)>,
 }
 
 impl<'d> Plan<'d> {
@@ -122,15 +125,15 @@ impl<'d> Plan<'d> {
         // definitions' names meanwhile.
         let (read, registry) = rayon::join(
             || {
-                model::read_with(doc, |op| {
-                    let identity = op.identity();
+                model::outline(doc, |entry| {
+                    let identity = entry.identity();
                     let keeps = filter.as_ref().map_or(true, |f| f.keeps(&identity));
                     keeps.then(|| wanted(&identity, options))
                 })
             },
             || Registry::of(doc),
         );
-        let (api, wanted) = read?;
+        let (outline, wanted) = read?;
         filter?;
         let (kept, wanted): (Vec<usize>, Vec<(String, String)>) = wanted
             .into_iter()
@@ -145,16 +148,14 @@ impl<'d> Plan<'d> {
         }
         let suggesting = super::Suggesting {
             mode: options.suggest,
-            rpc: super::suggest::rpc_style(
-                api.operations.iter().map(|o| (o.method, o.path.as_str())),
-            ),
+            rpc: super::suggest::rpc_style(outline.entries.iter().map(|e| (e.method, e.path))),
         };
         Ok(Plan {
             doc,
             options,
             hints,
             suggesting,
-            api,
+            outline,
             selected: kept.into_iter().zip(names).collect(),
             registry: Arc::new(Mutex::new(registry)),
         })
@@ -178,17 +179,29 @@ impl<'d> Plan<'d> {
             budget: self.options.schema_budget,
             max_ref_depth: self.options.max_ref_depth,
         };
-        Builder { conv }
+        Builder { conv, item: None }
     }
 
     /// Build tool `i` (hints applied).
     pub fn build(&self, i: usize, builder: &mut Builder<'d>) -> Result<Tool> {
-        let (op, named) = &self.selected[i];
-        let op: &Operation<'d> = &self.api.operations[*op];
+        let (entry, named) = &self.selected[i];
+        let entry = &self.outline.entries[*entry];
+        let Builder { conv, item } = builder;
+        let tree = match item {
+            Some((at, tree)) if *at == entry.item => tree,
+            _ => {
+                let text = self.doc.paths.get_index(entry.item).map(|(_, item)| item);
+                let tree = text.and_then(|t| t.parse().ok()).ok_or_else(|| {
+                    Error::Internal(format!("the path item {} does not read back", entry.path))
+                })?;
+                &item.insert((entry.item, tree)).1
+            }
+        };
+        let op = model::operation(self.doc, entry, tree, &self.outline.servers)?;
         let mut tool = super::build(
-            op,
+            &op,
             named.clone(),
-            &mut builder.conv,
+            conv,
             self.options.output_schema,
             self.suggesting,
         )?;
@@ -200,8 +213,8 @@ impl<'d> Plan<'d> {
 
     /// What the conversion reports once every tool is built.
     pub fn summary(&self) -> Summary {
-        let (file, api) = (&self.doc.file, &self.api);
-        let count = api.operations.len();
+        let (file, api) = (&self.doc.file, &self.outline);
+        let count = api.entries.len();
         let mut notices = Vec::new();
         if count == 0 && api.webhooks > 0 {
             notices.push(format!(
