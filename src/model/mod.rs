@@ -263,8 +263,7 @@ pub struct Outline<'d> {
     pub servers: Vec<String>,
     /// Number of webhooks (3.1+); they are not callable and become no tools.
     pub webhooks: usize,
-    /// Every operation, in document order, each with `each` of it (worked out by the thread that
-    /// listed it).
+    /// Every operation, in document order.
     pub entries: Vec<Entry<'d>>,
 }
 
@@ -304,6 +303,42 @@ struct Head<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Listed from their items' text, the operations of every spec are those read whole: the
+    /// same methods, paths, operationIds, tags and deprecation, in the same order; with a
+    /// `$ref` item, a repeated key and mistyped fields, which are read whole.
+    #[test]
+    fn outline_lists_what_read_reads() {
+        let odd = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+            "paths": {"/r": {"$ref": "#/paths/~1a"}, "/a": {"get": {"operationId": " ", "tags": ["x", 1],
+            "deprecated": "true"}, "post": {"operationId": "p", "operationId": "q"}},
+            "x-no": {"get": {}}}});
+        let mut trees = crate::test_support::spec_trees();
+        trees.push(("odd".into(), odd));
+        let mut compared = 0;
+        for (path, tree) in trees {
+            let Ok(doc) = crate::read::from_tree("spec", tree) else {
+                continue;
+            };
+            let Ok(api) = read(&doc) else {
+                continue;
+            };
+            let (outline, _) = outline(&doc, |_| ()).unwrap();
+            let read: Vec<String> = api
+                .operations
+                .iter()
+                .map(|o| format!("{:?}", o.identity()))
+                .collect();
+            let listed: Vec<String> = outline
+                .entries
+                .iter()
+                .map(|e| format!("{:?}", e.identity()))
+                .collect();
+            assert_eq!(read, listed, "{}", path.display());
+            compared += read.len();
+        }
+        assert!(compared > 80, "{compared}");
+    }
 
     fn api(text: &str) -> Result<usize> {
         let doc = crate::read::parse("t.yaml", text.as_bytes())?;

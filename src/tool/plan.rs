@@ -106,7 +106,7 @@ pub struct Builder<'d> {
 }
 
 impl<'d> Plan<'d> {
-    /// Read the operations, filter them and name them (names depend on every other name); with
+    /// List the operations, filter them and name them (names depend on every other name); with
     /// `hints`, check that each entry names a tool. An error in the document is reported before
     /// one in the filter.
     pub fn new(
