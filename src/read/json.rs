@@ -30,9 +30,10 @@ pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
 pub(super) fn parse_document(bytes: &[u8]) -> Option<(Map<String, Value>, Paths)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let members: IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    // A Swagger 2.0 document is upgraded as a whole tree: its paths are parsed with the rest.
     let at = members
         .get_index_of("paths")
-        .filter(|&i| members[i].get().starts_with('{'));
+        .filter(|&i| members[i].get().starts_with('{') && !members.contains_key("swagger"));
     let big = if bytes.len() >= PARALLEL_FROM {
         text.len() / 8
     } else {
