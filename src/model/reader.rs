@@ -229,7 +229,14 @@ impl<'a> Reader<'a> {
         let tree = item.parse().map_err(|_| unparsed(path))?;
         let mut ops = Vec::new();
         let reader = Reader { doc: self.doc };
-        reader.path_item(path, &tree, &At::Text("/paths").key(path), servers, None, &mut ops)?;
+        reader.path_item(
+            path,
+            &tree,
+            &At::Text("/paths").key(path),
+            servers,
+            None,
+            &mut ops,
+        )?;
         out.extend(ops.into_iter().map(|op| Entry {
             item: i,
             path,
@@ -250,7 +257,14 @@ impl<'a> Reader<'a> {
     ) -> Result<Operation<'a>> {
         let mut ops = Vec::new();
         let at = At::Text("/paths");
-        self.path_item(entry.path, item, &at.key(entry.path), servers, Some(entry.method), &mut ops)?;
+        self.path_item(
+            entry.path,
+            item,
+            &at.key(entry.path),
+            servers,
+            Some(entry.method),
+            &mut ops,
+        )?;
         ops.pop().ok_or_else(|| {
             Error::Internal(format!(
                 "{} {} was listed but is not in its path item",

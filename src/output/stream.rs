@@ -8,15 +8,15 @@ use super::emit::{JsonLines, Shape, line_separator, write_line};
 use super::file::{Output, to_stdout};
 use crate::error::{Error, Result};
 use crate::tool::reviewed::HintsFile;
-use crate::tool::{Builder, Options, Plan, Summary};
-use rayon::prelude::*;
+use crate::tool::{Options, Plan, Summary};
 use std::io::Write;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Tools a thread builds at a time, as one piece of text.
 const CHUNK: usize = 16;
-/// Chunks the pool builds ahead of the writer, per thread.
+/// Chunks built ahead of the writer, per thread.
 const AHEAD: usize = 2;
 /// Most threads by default (more than two gained nothing measurable with two cores).
 const MAX_WORKERS: usize = 4;
@@ -83,82 +83,129 @@ pub fn convert_keeping<'d>(
     Ok((summary, Remains { _plan: plan }))
 }
 
-/// Build the plan's tools on a pool of `threads` threads, a batch of chunks at a time, and write
-/// each batch in order on this thread while the pool builds the next.
+/// Build the plan's tools on `threads` threads, chunk by chunk, each thread taking the next
+/// chunk as it is done with one (at most [`AHEAD`] chunks a thread ahead of the writer), and
+/// write the chunks in order on this thread.
 fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Write) -> Result<()> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start the threads building tools: {e}")))?;
-    // One builder per pool thread, so that each keeps what it has looked up.
-    let builders: Vec<Mutex<Builder<'_>>> =
-        (0..threads).map(|_| Mutex::new(plan.builder())).collect();
-    // Buffers the writer has emptied, filled again: a buffer grown to a chunk's size is not
-    // grown (copied) again, and its memory is not taken fresh from the system.
-    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
-    let render = |chunk: usize| -> Result<Vec<u8>> {
-        let at = rayon::current_thread_index().unwrap_or(0) % builders.len();
-        let mut builder = builders[at].lock().unwrap_or_else(PoisonError::into_inner);
-        let mut text = spare
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop()
-            .unwrap_or_default();
-        for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(plan.len()) {
-            let tool = plan.build(i, &mut builder)?;
-            text.extend_from_slice(line_separator(i));
-            write_line(&mut text, &tool, shape);
-        }
-        Ok(text)
-    };
     let chunks = plan.len().div_ceil(CHUNK);
-    let per_batch = threads * AHEAD;
-    let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Result<Vec<u8>>>>(1);
+    let window = threads * AHEAD;
+    let next = AtomicUsize::new(0);
+    let shared = Mutex::new(Shared::default());
+    let changed = Condvar::new();
+    let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
     std::thread::scope(|scope| {
-        scope.spawn(move || {
-            pool.install(|| {
-                for start in (0..chunks).step_by(per_batch) {
-                    let batch = (start..(start + per_batch).min(chunks))
-                        .into_par_iter()
-                        .map(render)
-                        .collect();
-                    // The writer stopped (an error, or standard output closed).
-                    if send.send(batch).is_err() {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                // A thread that panics stops the writer, which would wait for its chunk.
+                let _leaving = Leaving(&shared, &changed);
+                let mut builder = plan.builder();
+                loop {
+                    let chunk = next.fetch_add(1, Ordering::Relaxed);
+                    if chunk >= chunks {
                         return;
                     }
+                    let mut text = {
+                        let mut state = lock();
+                        while chunk >= state.written + window && !state.stop {
+                            state = changed.wait(state).unwrap_or_else(PoisonError::into_inner);
+                        }
+                        if state.stop {
+                            return;
+                        }
+                        state.spare.pop().unwrap_or_default()
+                    };
+                    let built = (chunk * CHUNK..((chunk + 1) * CHUNK).min(plan.len()))
+                        .try_for_each(|i| {
+                            let tool = plan.build(i, &mut builder)?;
+                            text.extend_from_slice(line_separator(i));
+                            write_line(&mut text, &tool, shape);
+                            Ok(())
+                        })
+                        .map(|()| text);
+                    lock().done.insert(chunk, built);
+                    changed.notify_all();
                 }
-            })
-        });
-        // Opened at the first tool, so that an early failure writes nothing.
-        let mut list: Option<JsonLines<&mut dyn Write>> = None;
-        let mut w = Some(w);
-        let mut written = 0;
-        for batch in batches {
-            for text in batch {
-                let mut text = text?;
-                let list = match &mut list {
-                    Some(list) => list,
-                    None => list.insert(JsonLines::start(w.take().ok_or_else(stopped)?, shape)?),
-                };
-                let tools = (plan.len() - written).min(CHUNK);
-                list.push_separated(&text, tools)?;
-                written += tools;
-                text.clear();
-                spare
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(text);
-            }
+            });
         }
-        if written != plan.len() {
-            return Err(stopped());
-        }
-        let list = match list {
-            Some(list) => list,
-            None => JsonLines::start(w.take().ok_or_else(stopped)?, shape)?,
-        };
-        list.finish().map(|_| ())
+        let written = write_in_order(plan, chunks, shape, w, &lock, &changed);
+        // Whatever happened, the threads stop waiting for room.
+        lock().stop = true;
+        changed.notify_all();
+        written
     })
+}
+
+/// What the building threads and the writer share.
+#[derive(Default)]
+struct Shared {
+    /// Built chunks not yet written, by number.
+    done: std::collections::BTreeMap<usize, Result<Vec<u8>>>,
+    /// Chunks written.
+    written: usize,
+    /// Buffers the writer has emptied, filled again: a buffer grown to a chunk's size is not
+    /// grown (copied) again, and its memory is not taken fresh from the system.
+    spare: Vec<Vec<u8>>,
+    /// The writer stopped (an error, or standard output closed), or a building thread
+    /// panicked.
+    stop: bool,
+}
+
+/// Stops the writer when a building thread panics (the scope then panics in turn).
+struct Leaving<'s>(&'s Mutex<Shared>, &'s Condvar);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
+            self.1.notify_all();
+        }
+    }
+}
+
+/// The writer's side of [`build_and_write`]: each chunk in order, as it is built.
+fn write_in_order<'s>(
+    plan: &Plan<'_>,
+    chunks: usize,
+    shape: Shape,
+    w: &mut dyn Write,
+    lock: &impl Fn() -> MutexGuard<'s, Shared>,
+    changed: &Condvar,
+) -> Result<()> {
+    // Opened at the first tool, so that an early failure writes nothing.
+    let mut list: Option<JsonLines<&mut dyn Write>> = None;
+    let mut w = Some(w);
+    for chunk in 0..chunks {
+        let text = {
+            let mut state = lock();
+            loop {
+                if let Some(text) = state.done.remove(&chunk) {
+                    break text;
+                }
+                if state.stop {
+                    return Err(stopped());
+                }
+                state = changed.wait(state).unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        let mut text = text?;
+        let list = match &mut list {
+            Some(list) => list,
+            None => list.insert(JsonLines::start(w.take().ok_or_else(stopped)?, shape)?),
+        };
+        let tools = (plan.len() - chunk * CHUNK).min(CHUNK);
+        list.push_separated(&text, tools)?;
+        text.clear();
+        let mut state = lock();
+        state.written = chunk + 1;
+        state.spare.push(text);
+        drop(state);
+        changed.notify_all();
+    }
+    let list = match list {
+        Some(list) => list,
+        None => JsonLines::start(w.take().ok_or_else(stopped)?, shape)?,
+    };
+    list.finish().map(|_| ())
 }
 
 fn stopped() -> Error {

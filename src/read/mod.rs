@@ -119,7 +119,10 @@ pub fn load_file_in(
     let (root, paths) = parse_parts(&name, &bytes)?;
     drop(bytes);
     let references = references_of(&name, &root, &paths)?;
-    if references.iter().all(|r| r.is_empty() || r.starts_with('#')) {
+    if references
+        .iter()
+        .all(|r| r.is_empty() || r.starts_with('#'))
+    {
         return assemble(&name, root, paths, references);
     }
     let tree = joined(&name, root, &paths)?;
@@ -222,7 +225,9 @@ fn references_of(file: &str, root: &Value, paths: &Paths) -> Result<FxHashSet<St
 
 /// A path item's text that does not read back: written or checked by the reader, so a fault.
 fn unreadable(file: &str, e: serde_json::Error) -> Error {
-    Error::Internal(format!("{file}: a path item does not read back as JSON: {e}"))
+    Error::Internal(format!(
+        "{file}: a path item does not read back as JSON: {e}"
+    ))
 }
 
 /// Parse JSON or YAML text into a JSON tree, without any OpenAPI checks.

@@ -134,7 +134,10 @@ mod tests {
         let mut root = tree.as_object().unwrap().clone();
         let paths = Paths::split(&mut root).unwrap();
         assert_eq!(root.keys().collect::<Vec<_>>(), ["openapi", "components"]);
-        assert_eq!(paths.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["/b", "/a"]);
+        assert_eq!(
+            paths.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            ["/b", "/a"]
+        );
         assert_eq!(paths.get("/b").unwrap().tree(), Some(&tree["paths"]["/b"]));
         paths.join_into(&mut root).unwrap();
         assert_eq!(Value::Object(root).to_string(), tree.to_string());

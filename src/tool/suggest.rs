@@ -5,8 +5,8 @@
 //! hints file, applied later, overrides all.)
 
 use crate::model::{HintOverride, Method, RequestBody};
-use crate::tool::vocab::{self, Effect, Verdict};
 use crate::read::pointer::Tree;
+use crate::tool::vocab::{self, Effect, Verdict};
 use serde_json::Value;
 
 /// How hints are suggested.
