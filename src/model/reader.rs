@@ -129,23 +129,15 @@ impl<'a> Reader<'a> {
 
     pub(super) fn api(&self) -> Result<Api<'a>> {
         let head = self.head()?;
-        let operations = match self.root()?.get("paths") {
-            _ if self.doc.paths.is_object() => {
-                let paths = self
-                    .doc
-                    .paths
-                    .iter()
-                    .filter(|(path, _)| !path.starts_with("x-"))
-                    .map(|(path, item)| Ok((path, item.tree().ok_or_else(|| unparsed(path))?)))
-                    .collect::<Result<Vec<_>>>()?;
-                self.path_items(&paths, &head.servers)?
-            }
-            None | Some(Value::Null) => Vec::new(),
-            Some(paths) => {
-                self.object(paths, &At::Text("/paths"))?;
-                Vec::new()
-            }
-        };
+        self.check_paths()?;
+        let paths = self
+            .doc
+            .paths
+            .iter()
+            .filter(|(path, _)| !path.starts_with("x-"))
+            .map(|(path, item)| Ok((path, item.tree().ok_or_else(|| unparsed(path))?)))
+            .collect::<Result<Vec<_>>>()?;
+        let operations = self.path_items(&paths, &head.servers)?;
         let api = Api {
             title: head.title,
             version: head.version,
@@ -156,6 +148,15 @@ impl<'a> Reader<'a> {
         Ok(api)
     }
 
+    /// An error when the document's `paths` is neither an object (whose items the document
+    /// keeps apart) nor null.
+    fn check_paths(&self) -> Result<()> {
+        match self.root()?.get("paths") {
+            Some(paths) if !paths.is_null() => self.object(paths, &At::Text("/paths")).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
     /// See [`super::outline`].
     pub(super) fn outline<X: Send>(
         &self,
@@ -163,11 +164,7 @@ impl<'a> Reader<'a> {
     ) -> Result<(Outline<'a>, Vec<X>)> {
         use rayon::prelude::*;
         let head = self.head()?;
-        if !self.doc.paths.is_object()
-            && let Some(paths) = self.root()?.get("paths").filter(|p| !p.is_null())
-        {
-            self.object(paths, &At::Text("/paths"))?;
-        }
+        self.check_paths()?;
         let items: Vec<(usize, &'a str, &'a PathItem)> = (0..self.doc.paths.len())
             .filter_map(|i| {
                 let (path, item) = self.doc.paths.get_index(i)?;
