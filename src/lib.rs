@@ -98,10 +98,12 @@ pub fn convert_with(
 ) -> Result<Conversion> {
     use rayon::prelude::*;
     let plan = tool::Plan::new(doc, options, hints)?;
-    let tools = (0..plan.len())
+    // Collected whole, so that the error reported is the first in document order.
+    let built: Vec<Result<Tool>> = (0..plan.len())
         .into_par_iter()
         .map_init(|| plan.builder(), |builder, i| plan.build(i, builder))
-        .collect::<Result<Vec<Tool>>>()?;
+        .collect();
+    let tools = built.into_iter().collect::<Result<Vec<Tool>>>()?;
     let summary = plan.summary();
     Ok(Conversion {
         title: summary.title,

@@ -303,8 +303,8 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The operations of `paths`, in order, each with `each` of it, read in runs on the thread
-    /// pool; the first error in document order is the one reported.
+    /// The operations of `paths`, in order, read in runs on the thread pool; the first error in
+    /// document order is the one reported.
     fn path_items(
         &self,
         paths: &[(&'a str, &'a Value)],
@@ -478,14 +478,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A `security` value read leniently, as a server applies it: anything but an array is no
-/// requirement, an alternative that is not an object is skipped, scopes that are not a list of
-/// strings are none.
-/// The operations of a path item's text, each with its operationId, tags and deprecation, when
-/// the item is a plain object (no `$ref`, no repeated operation key) and those three are of the
-/// types the reader accepts; `None` otherwise.
+/// An operation as listed from text: method, operationId, tags, deprecated.
 type Listed = (Method, Option<String>, Vec<String>, bool);
 
+/// The operations of a path item's text, read as the reader reads their operationId, tags and
+/// deprecation, when the item is an object without `$ref` whose operations are objects with
+/// those three of the types the reader accepts (and none of them repeated); `None` otherwise.
 fn light_entries(text: &str) -> Option<Vec<Listed>> {
     use serde_json::value::RawValue;
     #[derive(serde::Deserialize)]
@@ -540,6 +538,9 @@ pub(super) fn unparsed(path: &str) -> Error {
     Error::Internal(format!("the path item {path} does not read back as JSON"))
 }
 
+/// A `security` value read leniently, as a server applies it: anything but an array is no
+/// requirement, an alternative that is not an object is skipped, scopes that are not a list of
+/// strings are none.
 fn requirements(security: Option<&Value>) -> Vec<Requirement> {
     let Some(Value::Array(alternatives)) = security else {
         return Vec::new();

@@ -1,7 +1,7 @@
-//! Stream: `convert --format json` building and writing at once. Tools are built in chunks on a
-//! thread pool (each thread with its own schema converter, all sharing the plan's definitions)
-//! and rendered as JSON lines; the calling thread writes the chunks in document order while the
-//! pool builds the next ones. The list is never held whole, and the bytes are those of
+//! Stream: `convert --format json` building and writing at once. Tools are built in chunks by
+//! a few threads (each with its own schema converter, all sharing the plan's definitions) and
+//! rendered as JSON lines; the calling thread writes the chunks in document order while the
+//! threads build the next ones. The list is never held whole, and the bytes are those of
 //! [`super::emit::write_as`] with `--format json` whatever the number of threads.
 
 use super::emit::{JsonLines, Shape, line_separator, write_line};
@@ -42,8 +42,8 @@ pub fn convert_to(
     convert_keeping(doc, options, hints, shape, output, threads).map(|(summary, _)| summary)
 }
 
-/// What a conversion leaves to free, handed back by [`convert_keeping`]: the operations it read
-/// and the definitions its tools shared. A program that ends next can skip freeing them with
+/// What a conversion leaves to free, handed back by [`convert_keeping`]: the operations it
+/// listed and the definitions its tools shared. A program that ends next can skip freeing them with
 /// `std::mem::forget`, as the command line does.
 pub struct Remains<'d> {
     _plan: Plan<'d>,
@@ -94,10 +94,21 @@ fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Wr
     let changed = Condvar::new();
     let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
     std::thread::scope(|scope| {
+        // However the scope ends (the list written, an error, a thread that would not start, a
+        // panic), the building threads stop waiting for room.
+        let _stop = Stop {
+            shared: &shared,
+            changed: &changed,
+            only_on_panic: false,
+        };
         for _ in 0..threads {
-            scope.spawn(|| {
+            let worker = || {
                 // A thread that panics stops the writer, which would wait for its chunk.
-                let _leaving = Leaving(&shared, &changed);
+                let _stop = Stop {
+                    shared: &shared,
+                    changed: &changed,
+                    only_on_panic: true,
+                };
                 let mut builder = plan.builder();
                 loop {
                     let chunk = next.fetch_add(1, Ordering::Relaxed);
@@ -125,13 +136,14 @@ fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Wr
                     lock().done.insert(chunk, built);
                     changed.notify_all();
                 }
-            });
+            };
+            std::thread::Builder::new()
+                .spawn_scoped(scope, worker)
+                .map_err(|e| {
+                    Error::Internal(format!("cannot start a thread building tools: {e}"))
+                })?;
         }
-        let written = write_in_order(plan, chunks, shape, w, &lock, &changed);
-        // Whatever happened, the threads stop waiting for room.
-        lock().stop = true;
-        changed.notify_all();
-        written
+        write_in_order(plan, chunks, shape, w, &lock, &changed)
     })
 }
 
@@ -150,14 +162,21 @@ struct Shared {
     stop: bool,
 }
 
-/// Stops the writer when a building thread panics (the scope then panics in turn).
-struct Leaving<'s>(&'s Mutex<Shared>, &'s Condvar);
+/// Sets [`Shared::stop`] when dropped (with `only_on_panic`, only while panicking).
+struct Stop<'s> {
+    shared: &'s Mutex<Shared>,
+    changed: &'s Condvar,
+    only_on_panic: bool,
+}
 
-impl Drop for Leaving<'_> {
+impl Drop for Stop<'_> {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
-            self.1.notify_all();
+        if !self.only_on_panic || std::thread::panicking() {
+            self.shared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .stop = true;
+            self.changed.notify_all();
         }
     }
 }

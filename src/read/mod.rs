@@ -57,7 +57,8 @@ pub struct Document {
     pub file: String,
     pub version: SpecVersion,
     /// The tree: OpenAPI 3.x layout, every `$ref` local, without `paths` when that is an object
-    /// (its items are in [`Document::paths`]).
+    /// (its items are in [`Document::paths`]; a pointer to `#/paths` itself finds nothing, one
+    /// into an item finds it).
     pub root: Value,
     /// The path items, each parsed when needed.
     pub paths: Paths,
@@ -117,8 +118,8 @@ pub fn load_file_in(
     })?;
     let name = path.display().to_string();
     let (root, paths) = parse_parts(&name, &bytes)?;
+    let references = references_in(&name, &bytes, &root, &paths)?;
     drop(bytes);
-    let references = references_of(&name, &root, &paths)?;
     if references
         .iter()
         .all(|r| r.is_empty() || r.starts_with('#'))
@@ -133,7 +134,7 @@ pub fn load_file_in(
 /// followed (there is no folder to resolve them against); use [`load_file`] for that.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
     let (root, paths) = parse_parts(file, bytes)?;
-    let references = references_of(file, &root, &paths)?;
+    let references = references_in(file, bytes, &root, &paths)?;
     assemble(file, root, paths, references)
 }
 
@@ -195,12 +196,33 @@ fn assemble(
     if version == SpecVersion::Swagger2 {
         return from_tree(file, joined(file, root, &paths)?);
     }
+    // Left in the tree by the reader (a document with a `swagger` member besides `openapi`).
+    let (root, paths) = if paths.is_object() {
+        (root, paths)
+    } else {
+        split(file, root)?
+    };
     Ok(Document {
         file: file.to_string(),
         version,
         root,
         paths,
         references,
+    })
+}
+
+/// [`references_of`] a document read from `bytes`. A path item's text that fails to read (a
+/// lone surrogate escape, nesting too deep: what finding the items' texts does not check) is
+/// the plain parse's error, with its line and column.
+fn references_in(
+    file: &str,
+    bytes: &[u8],
+    root: &Value,
+    paths: &Paths,
+) -> Result<FxHashSet<String>> {
+    references_of(file, root, paths).map_err(|e| match parse_tree(file, bytes) {
+        Err(plain) => plain,
+        Ok(_) => e,
     })
 }
 
@@ -383,6 +405,33 @@ mod tests {
         }
     }
 
+    /// JSON and YAML give one document: the same tree, the same path items, whatever the
+    /// top-level members (`swagger` besides `openapi` included: `openapi` decides).
+    #[test]
+    fn json_and_yaml_give_one_document() {
+        for top in [
+            r#""openapi": "3.0.3""#,
+            r#""openapi": "3.0.3", "swagger": "x""#,
+            r#""swagger": "x", "openapi": "3.1.0""#,
+        ] {
+            let json = format!(
+                r#"{{{top}, "info": {{"title": "t", "version": "1"}},
+                "paths": {{"/a": {{"get": {{"responses": {{}}}}}}, "/b": {{}}}}}}"#
+            );
+            let tree: Value = serde_json::from_str(&json).unwrap();
+            let yaml = yaml_serde::to_string(&tree).unwrap();
+            let (j, y) = (
+                parse("t", json.as_bytes()).unwrap(),
+                parse("t", yaml.as_bytes()).unwrap(),
+            );
+            assert_eq!(j.tree(), tree, "{top}");
+            assert_eq!(y.tree(), tree, "{top}");
+            assert_eq!(j.root, y.root, "{top}");
+            assert_eq!(j.paths.len(), 2, "{top}");
+            assert_eq!(y.paths.len(), 2, "{top}");
+        }
+    }
+
     #[test]
     fn yaml_numeric_keys_become_strings() {
         let v = parse_tree("t.yaml", b"responses:\n  200:\n    description: ok\n").unwrap();
@@ -409,6 +458,13 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.starts_with("t.json:"), "{msg}");
         assert!(msg.contains("invalid JSON"), "{msg}");
+        // In a path item, which the reader keeps as text: the same plain parse's error.
+        let item = br#"{"openapi": "3.0.3", "paths": {"/a": {"x": "\ud800"}}}"#;
+        let msg = parse("t.json", item).unwrap_err().to_string();
+        assert!(
+            msg.starts_with("t.json:1:") && msg.contains("invalid JSON"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -80,20 +80,42 @@ pub fn distinct_references(root: &Value) -> FxHashSet<&str> {
         })
 }
 
-/// The distinct references in JSON `text` (as [`each_reference`] finds them in its tree, and
-/// also in the earlier values of a repeated key), read without building the tree.
+/// The distinct references in JSON `text`, as [`each_reference`] finds them in its tree, read
+/// without building the tree (unless an object repeats a key, where the tree keeps only the
+/// last value: then the tree is built and walked).
 pub fn text_references(text: &str) -> serde_json::Result<FxHashSet<String>> {
     use serde::de::DeserializeSeed;
     let mut found = FxHashSet::default();
+    let mut keys = Vec::new();
     let mut de = serde_json::Deserializer::from_str(text);
-    Walk {
+    let read = Walk {
         found: &mut found,
+        keys: &mut keys,
         role: Role::default(),
     }
-    .deserialize(&mut de)?;
-    de.end()?;
-    Ok(found)
+    .deserialize(&mut de);
+    match read {
+        Ok(()) => {
+            de.end()?;
+            Ok(found)
+        }
+        Err(e) if e.to_string().starts_with(REPEATED) => {
+            let tree: Value = serde_json::from_str(text)?;
+            Ok(distinct_references(&tree)
+                .into_iter()
+                .map(str::to_string)
+                .collect())
+        }
+        Err(e) => Err(e),
+    }
 }
+
+/// The message that stops a text walk at an object that repeats a key (or has too many keys to
+/// check cheaply).
+const REPEATED: &str = "a repeated key";
+
+/// Objects with more keys than this are not checked for repeats: their text is walked as a tree.
+const MAX_CHECKED_KEYS: usize = 256;
 
 /// What the value being read is to the object holding it.
 #[derive(Clone, Copy, Default)]
@@ -108,6 +130,8 @@ struct Role {
 /// Reads one JSON value, adding the references in it to `found`.
 struct Walk<'f> {
     found: &'f mut FxHashSet<String>,
+    /// Hashes of the keys of the objects being read, innermost last.
+    keys: &'f mut Vec<u64>,
     role: Role,
 }
 
@@ -118,8 +142,8 @@ impl<'de> serde::de::DeserializeSeed<'de> for Walk<'_> {
     }
 }
 
-/// A member's key, read for its role only.
-struct Key(Role);
+/// A member's key: its role, and a hash of it (to find repeats).
+struct Key(Role, u64);
 
 impl<'de> serde::Deserialize<'de> for Key {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
@@ -130,10 +154,12 @@ impl<'de> serde::Deserialize<'de> for Key {
                 f.write_str("a key")
             }
             fn visit_str<E>(self, k: &str) -> Result<Key, E> {
-                Ok(Key(Role {
+                use std::hash::BuildHasher;
+                let role = Role {
                     reference: k == "$ref",
                     mapping: k == "mapping",
-                }))
+                };
+                Ok(Key(role, rustc_hash::FxBuildHasher.hash_one(k)))
             }
         }
         d.deserialize_str(V)
@@ -155,21 +181,32 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        use serde::de::Error;
         let in_mapping = self.role.mapping;
-        while let Some(Key(mut role)) = map.next_key()? {
+        let start = self.keys.len();
+        while let Some(Key(mut role, hash)) = map.next_key()? {
+            // A hash met twice is taken for a repeat (rarely wrongly: the tree walk is exact).
+            let mine = &self.keys[start..];
+            if mine.len() >= MAX_CHECKED_KEYS || mine.contains(&hash) {
+                return Err(A::Error::custom(REPEATED));
+            }
+            self.keys.push(hash);
             role.reference |= in_mapping;
             map.next_value_seed(Walk {
                 found: self.found,
+                keys: self.keys,
                 role,
             })?;
         }
+        self.keys.truncate(start);
         Ok(())
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq
             .next_element_seed(Walk {
-                found: self.found,
+                found: &mut *self.found,
+                keys: &mut *self.keys,
                 role: Role::default(),
             })?
             .is_some()
@@ -242,5 +279,13 @@ mod tests {
         text.sort();
         assert_eq!(text, found);
         assert!(super::text_references("{\"a\": [1,}").is_err());
+        // A repeated key: the tree keeps its last value only, and so does the text's reading.
+        let repeated = r##"{"s": {"$ref": "#/first"}, "t": [{"x": 1, "$ref": "#/kept"}], "s": {"$ref": "#/last"}}"##;
+        let mut found: Vec<String> = super::text_references(repeated)
+            .unwrap()
+            .into_iter()
+            .collect();
+        found.sort();
+        assert_eq!(found, ["#/kept", "#/last"]);
     }
 }

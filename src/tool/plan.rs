@@ -107,8 +107,9 @@ pub struct Builder<'d> {
 
 impl<'d> Plan<'d> {
     /// List the operations, filter them and name them (names depend on every other name); with
-    /// `hints`, check that each entry names a tool. An error in the document is reported before
-    /// one in the filter.
+    /// `hints`, check that each entry names a tool. An error found while listing (a malformed
+    /// path item) is reported before one in the filter; the rest of an operation is read, and
+    /// its errors reported, when its tool is built.
     pub fn new(
         doc: &'d Document,
         options: &'d Options,
