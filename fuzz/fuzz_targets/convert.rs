@@ -3,7 +3,8 @@
 //! document (JSON or YAML, whichever they are), as several files joined by relative `$ref`s
 //! (the bytes cut at each line `#--`; the first piece is `root.yaml`, the others `a.yaml`,
 //! `b.json`, `c.yaml`), and, for JSON, parsed in parts as a large document is, which must give
-//! the tree of a plain parse.
+//! the tree of a plain parse; read as a document (path items kept as text), an OpenAPI 3.x
+//! document must give that tree again, and the references a walk of it finds.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -28,6 +29,18 @@ fuzz_target!(|data: &[u8]| {
             parts.is_none_or(|parts| parts.to_string() == plain.to_string()),
             "parts differ"
         );
+        if let Ok(doc) = openapi_mcp::read::parse("fuzz", data)
+            && doc.version != openapi_mcp::read::SpecVersion::Swagger2
+        {
+            assert_eq!(doc.tree().to_string(), plain.to_string(), "document differs");
+            let walked: std::collections::BTreeSet<&str> =
+                openapi_mcp::read::references::distinct_references(&plain)
+                    .into_iter()
+                    .collect();
+            let found: std::collections::BTreeSet<&str> =
+                doc.references().iter().map(String::as_str).collect();
+            assert_eq!(found, walked, "references differ");
+        }
     }
     let pieces: Vec<&[u8]> = data.split_str_lines();
     if pieces.len() > 1 {
