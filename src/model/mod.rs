@@ -1,13 +1,15 @@
 //! Model: the thin typed view of an OpenAPI document that the tool builder needs — operations
 //! with their parameters, request body and success response. Structure is checked here (wrong
 //! types are errors naming the JSON pointer); schemas stay borrowed `Value`s for `schema`. The
-//! types and entry points are here; `reader` reads paths and operations, `parts` their
-//! parameters, request bodies and success responses.
+//! types and entry points are here; `reader` reads paths and operations, `outline` lists
+//! operations from their path items' text, `parts` reads their parameters, request bodies and
+//! success responses.
 
 use crate::error::Result;
 use crate::read::{Document, SpecVersion};
 use serde_json::{Map, Value};
 
+mod outline;
 mod parts;
 mod reader;
 

@@ -2,9 +2,8 @@
 //! items and operations, structure checked as read (a wrong type is an error naming the JSON
 //! pointer). Parameters, bodies and responses are read in `parts`.
 
-use super::{Api, Entry, Head, HintOverride, Method, Operation, Outline, Parameter, Requirement};
+use super::{Api, Entry, Head, HintOverride, Method, Operation, Parameter, Requirement};
 use crate::error::{Error, Result};
-use crate::read::paths::PathItem;
 use crate::read::{Document, kind, pointer};
 use serde_json::{Map, Value};
 
@@ -49,7 +48,7 @@ pub(super) struct Reader<'a> {
 }
 
 /// Path items a thread reads at a time.
-const PATHS_RUN: usize = 16;
+pub(super) const PATHS_RUN: usize = 16;
 
 impl<'a> Reader<'a> {
     pub(super) fn err(&self, pointer: &str, message: impl Into<String>) -> Error {
@@ -150,99 +149,11 @@ impl<'a> Reader<'a> {
 
     /// An error when the document's `paths` is neither an object (whose items the document
     /// keeps apart) nor null.
-    fn check_paths(&self) -> Result<()> {
+    pub(super) fn check_paths(&self) -> Result<()> {
         match self.root()?.get("paths") {
             Some(paths) if !paths.is_null() => self.object(paths, &At::Text("/paths")).map(|_| ()),
             _ => Ok(()),
         }
-    }
-
-    /// See [`super::outline`].
-    pub(super) fn outline<X: Send>(
-        &self,
-        each: &(impl Fn(&Entry<'a>) -> X + Sync),
-    ) -> Result<(Outline<'a>, Vec<X>)> {
-        use rayon::prelude::*;
-        let head = self.head()?;
-        self.check_paths()?;
-        let items: Vec<(usize, &'a str, &'a PathItem)> = (0..self.doc.paths.len())
-            .filter_map(|i| {
-                let (path, item) = self.doc.paths.get_index(i)?;
-                (!path.starts_with("x-")).then_some((i, path, item))
-            })
-            .collect();
-        let parts = items
-            .par_chunks(PATHS_RUN)
-            .map(|run| {
-                let mut entries = Vec::new();
-                for &(i, path, item) in run {
-                    self.entries(i, path, item, &head.servers, &mut entries)?;
-                }
-                let xs: Vec<X> = entries.iter().map(each).collect();
-                Ok((entries, xs))
-            })
-            .collect::<Vec<Result<_>>>();
-        let (mut entries, mut xs) = (Vec::new(), Vec::new());
-        for part in parts {
-            let (e, x) = part?;
-            entries.extend(e);
-            xs.extend(x);
-        }
-        let outline = Outline {
-            title: head.title,
-            version: head.version,
-            servers: head.servers,
-            webhooks: head.webhooks,
-            entries,
-        };
-        Ok((outline, xs))
-    }
-
-    /// The entries of path item `i` at `path`: from its text when it is a plain object of
-    /// well-typed operations, else read in full (for a `$ref`, or for the reader's message).
-    fn entries(
-        &self,
-        i: usize,
-        path: &'a str,
-        item: &PathItem,
-        servers: &[String],
-        out: &mut Vec<Entry<'a>>,
-    ) -> Result<()> {
-        if let Some(listed) = light_entries(item.text()) {
-            out.extend(
-                listed
-                    .into_iter()
-                    .map(|(method, operation_id, tags, deprecated)| Entry {
-                        item: i,
-                        path,
-                        method,
-                        operation_id,
-                        tags,
-                        deprecated,
-                    }),
-            );
-            return Ok(());
-        }
-        let tree = item.parse().map_err(|_| unparsed(path))?;
-        let mut ops = Vec::new();
-        let reader = Reader { doc: self.doc };
-        reader.path_item(
-            path,
-            &tree,
-            &At::Text("/paths").key(path),
-            servers,
-            None,
-            &mut ops,
-        )?;
-        out.extend(ops.into_iter().map(|op| Entry {
-            item: i,
-            path,
-            method: op.method,
-            operation_id: op.operation_id.map(str::to_string),
-            tags: op.tags.iter().map(|t| t.to_string()).collect(),
-            deprecated: op.deprecated,
-        }));
-        Ok(())
     }
 
     /// See [`super::operation`].
@@ -476,61 +387,6 @@ impl<'a> Reader<'a> {
             title: self.opt_str(obj, "title", &at)?.map(str::to_string),
         })
     }
-}
-
-/// An operation as listed from text: method, operationId, tags, deprecated.
-type Listed = (Method, Option<String>, Vec<String>, bool);
-
-/// The operations of a path item's text, read as the reader reads their operationId, tags and
-/// deprecation, when the item is an object without `$ref` whose operations are objects with
-/// those three of the types the reader accepts (and none of them repeated); `None` otherwise.
-fn light_entries(text: &str) -> Option<Vec<Listed>> {
-    use serde_json::value::RawValue;
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "operationId")]
-        operation_id: Option<Value>,
-        tags: Option<Value>,
-        deprecated: Option<Value>,
-    }
-    let members: indexmap::IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    if members.contains_key("$ref") {
-        return None;
-    }
-    let mut out = Vec::new();
-    for method in Method::ALL {
-        let Some(raw) = members.get(method.key()) else {
-            continue;
-        };
-        if !raw.get().starts_with('{') {
-            return None;
-        }
-        let head: Head = serde_json::from_str(raw.get()).ok()?;
-        let operation_id = match head.operation_id {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s).filter(|s| !s.trim().is_empty()),
-            Some(_) => return None,
-        };
-        let tags = match head.tags {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .filter_map(|t| match t {
-                    Value::String(s) => Some(s),
-                    _ => None,
-                })
-                .collect(),
-            Some(_) => return None,
-        };
-        let deprecated = match head.deprecated {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => b,
-            Some(Value::String(s)) if s == "true" || s == "false" => s == "true",
-            Some(_) => return None,
-        };
-        out.push((method, operation_id, tags, deprecated));
-    }
-    Some(out)
 }
 
 /// The error for a path item whose text does not parse (the reader wrote or checked it).

@@ -185,7 +185,7 @@ fn joined(file: &str, mut root: Value, paths: &Paths) -> Result<Value> {
     Ok(root)
 }
 
-/// A document of a tree split by the reader: a Swagger 2.0 tree is joined again to be upgraded.
+/// A document of a tree split by the reader.
 fn assemble(
     file: &str,
     root: Value,
@@ -193,15 +193,11 @@ fn assemble(
     references: FxHashSet<String>,
 ) -> Result<Document> {
     let version = detect_version(file, &root)?;
-    if version == SpecVersion::Swagger2 {
+    // A Swagger 2.0 tree is upgraded whole; a `paths` object the reader left in the tree (a
+    // `swagger` member besides `openapi`) is split off as from any tree.
+    if version == SpecVersion::Swagger2 || !paths.is_object() && root.get("paths").is_some() {
         return from_tree(file, joined(file, root, &paths)?);
     }
-    // Left in the tree by the reader (a document with a `swagger` member besides `openapi`).
-    let (root, paths) = if paths.is_object() {
-        (root, paths)
-    } else {
-        split(file, root)?
-    };
     Ok(Document {
         file: file.to_string(),
         version,

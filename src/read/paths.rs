@@ -64,7 +64,7 @@ impl Paths {
         let Some(at) = root.keys().position(|k| k == "paths") else {
             return Ok(Paths::default());
         };
-        if !root["paths"].is_object() {
+        if !root.get("paths").is_some_and(Value::is_object) {
             return Ok(Paths::default());
         }
         let Some(Value::Object(items)) = root.shift_remove("paths") else {

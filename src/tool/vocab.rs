@@ -190,21 +190,23 @@ fn first_words(text: &str, n: usize) -> Vec<String> {
     w
 }
 
+/// The verb lists with their effects, first list first.
+const EFFECT_LISTS: [(&[&str], Effect); 5] = [
+    (STRONG_DESTROYS, Effect::Destroys),
+    (WEAK_DESTROYS, Effect::Destroys),
+    (CREATES, Effect::Creates),
+    (WRITES, Effect::Writes),
+    (READS, Effect::Reads),
+];
+
 /// The effect of a verb: that of the first of the lists (destroys, creates, writes, reads)
 /// naming it.
 pub(crate) fn effect_of(word: &str) -> Option<Effect> {
     // One table of the lists, looked up for every word of every name, summary and path.
     static EFFECTS: std::sync::LazyLock<rustc_hash::FxHashMap<&str, Effect>> =
         std::sync::LazyLock::new(|| {
-            let lists = [
-                (STRONG_DESTROYS, Effect::Destroys),
-                (WEAK_DESTROYS, Effect::Destroys),
-                (CREATES, Effect::Creates),
-                (WRITES, Effect::Writes),
-                (READS, Effect::Reads),
-            ];
             let mut table = rustc_hash::FxHashMap::default();
-            for (words, effect) in lists.iter().rev() {
+            for (words, effect) in EFFECT_LISTS.iter().rev() {
                 table.extend(words.iter().map(|w| (*w, *effect)));
             }
             table
@@ -527,13 +529,7 @@ mod tests {
     /// writes, reads); words in no list, or not in lower case, have none.
     #[test]
     fn a_verb_takes_its_first_list() {
-        let lists = [
-            (STRONG_DESTROYS, Effect::Destroys),
-            (WEAK_DESTROYS, Effect::Destroys),
-            (CREATES, Effect::Creates),
-            (WRITES, Effect::Writes),
-            (READS, Effect::Reads),
-        ];
+        let lists = EFFECT_LISTS;
         for (words, _) in lists {
             for w in words {
                 let first = lists.iter().find(|(l, _)| l.contains(w)).map(|(_, e)| *e);
