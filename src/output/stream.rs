@@ -1,14 +1,15 @@
 //! Stream: `convert --format json` building and writing at once. Tools are built in chunks by
 //! a few threads (each with its own schema converter, all sharing the plan's definitions) and
-//! rendered as JSON lines; the calling thread writes the chunks in document order while the
-//! threads build the next ones. The list is never held whole, and the bytes are those of
-//! [`super::emit::write_as`] with `--format json` whatever the number of threads.
+//! rendered as JSON lines; the calling thread, one of them, writes the chunks in document order
+//! and builds while the next one to write is not ready. The list is never held whole, and the
+//! bytes are those of [`super::emit::write_as`] with `--format json` whatever the number of
+//! threads.
 
 use super::emit::{JsonLines, Shape, line_separator, write_line};
 use super::file::{Output, to_stdout};
 use crate::error::{Error, Result};
 use crate::tool::reviewed::HintsFile;
-use crate::tool::{Options, Plan, Summary};
+use crate::tool::{Builder, Options, Plan, Summary};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,7 +19,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 const CHUNK: usize = 16;
 /// Chunks built ahead of the writer, per thread.
 const AHEAD: usize = 2;
-/// Most threads by default (more than two gained nothing measurable with two cores).
+/// Most threads by default (the calling thread among them).
 const MAX_WORKERS: usize = 4;
 /// Most threads asked for with `--threads`.
 pub const MAX_THREADS: usize = 64;
@@ -83,71 +84,54 @@ pub fn convert_keeping<'d>(
     Ok((summary, Remains { _plan: plan }))
 }
 
-/// Build the plan's tools on `threads` threads, chunk by chunk, each thread taking the next
-/// chunk as it is done with one (at most [`AHEAD`] chunks a thread ahead of the writer), and
-/// write the chunks in order on this thread.
+/// Build the plan's tools on `threads` threads, chunk by chunk, and write the chunks in order.
+/// This thread is one of them: it writes each chunk once it is built, and builds the next
+/// unclaimed chunk itself while the one it must write next is still being built. Each thread
+/// takes the next chunk as it is done with one, at most [`AHEAD`] chunks a thread ahead of the
+/// writer. (Two busy threads on two cores: a separate writer thread would share a core with a
+/// builder.)
 fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Write) -> Result<()> {
-    let chunks = plan.len().div_ceil(CHUNK);
-    let window = threads * AHEAD;
-    let next = AtomicUsize::new(0);
-    let shared = Mutex::new(Shared::default());
-    let changed = Condvar::new();
-    let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
+    let run = Run {
+        plan,
+        shape,
+        chunks: plan.len().div_ceil(CHUNK),
+        window: threads * AHEAD,
+        next: AtomicUsize::new(0),
+        shared: Mutex::new(Shared::default()),
+        changed: Condvar::new(),
+    };
     std::thread::scope(|scope| {
         // However the scope ends (the list written, an error, a thread that would not start, a
-        // panic), the building threads stop waiting for room.
+        // panic), the other threads stop waiting for room.
         let _stop = Stop {
-            shared: &shared,
-            changed: &changed,
+            run: &run,
             only_on_panic: false,
         };
-        for _ in 0..threads {
-            let worker = || {
-                // A thread that panics stops the writer, which would wait for its chunk.
-                let _stop = Stop {
-                    shared: &shared,
-                    changed: &changed,
-                    only_on_panic: true,
-                };
-                let mut builder = plan.builder();
-                loop {
-                    let chunk = next.fetch_add(1, Ordering::Relaxed);
-                    if chunk >= chunks {
-                        return;
-                    }
-                    let mut text = {
-                        let mut state = lock();
-                        while chunk >= state.written + window && !state.stop {
-                            state = changed.wait(state).unwrap_or_else(PoisonError::into_inner);
-                        }
-                        if state.stop {
-                            return;
-                        }
-                        state.spare.pop().unwrap_or_default()
-                    };
-                    let built = (chunk * CHUNK..((chunk + 1) * CHUNK).min(plan.len()))
-                        .try_for_each(|i| {
-                            let tool = plan.build(i, &mut builder)?;
-                            text.extend_from_slice(line_separator(i));
-                            write_line(&mut text, &tool, shape);
-                            Ok(())
-                        })
-                        .map(|()| text);
-                    lock().done.insert(chunk, built);
-                    changed.notify_all();
-                }
-            };
+        for _ in 1..threads {
             std::thread::Builder::new()
-                .spawn_scoped(scope, worker)
+                .spawn_scoped(scope, || run.help())
                 .map_err(|e| {
                     Error::Internal(format!("cannot start a thread building tools: {e}"))
                 })?;
         }
-        write_in_order(plan, chunks, shape, w, &lock, &changed)
+        run.write_in_order(w)
     })
 }
 
-/// What the building threads and the writer share.
+/// One conversion's chunks and what its threads share.
+struct Run<'p, 'd> {
+    plan: &'p Plan<'d>,
+    shape: Shape,
+    chunks: usize,
+    /// Most chunks claimed beyond the last one written.
+    window: usize,
+    /// The next chunk no thread has claimed.
+    next: AtomicUsize,
+    shared: Mutex<Shared>,
+    changed: Condvar,
+}
+
+/// What the threads share.
 #[derive(Default)]
 struct Shared {
     /// Built chunks not yet written, by number.
@@ -157,74 +141,129 @@ struct Shared {
     /// Buffers the writer has emptied, filled again: a buffer grown to a chunk's size is not
     /// grown (copied) again, and its memory is not taken fresh from the system.
     spare: Vec<Vec<u8>>,
-    /// The writer stopped (an error, or standard output closed), or a building thread
-    /// panicked.
+    /// The writer stopped (an error, or standard output closed), or a thread panicked.
     stop: bool,
 }
 
 /// Sets [`Shared::stop`] when dropped (with `only_on_panic`, only while panicking).
-struct Stop<'s> {
-    shared: &'s Mutex<Shared>,
-    changed: &'s Condvar,
+struct Stop<'r, 'p, 'd> {
+    run: &'r Run<'p, 'd>,
     only_on_panic: bool,
 }
 
-impl Drop for Stop<'_> {
+impl Drop for Stop<'_, '_, '_> {
     fn drop(&mut self) {
         if !self.only_on_panic || std::thread::panicking() {
-            self.shared
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .stop = true;
-            self.changed.notify_all();
+            self.run.lock().stop = true;
+            self.run.changed.notify_all();
         }
     }
 }
 
-/// The writer's side of [`build_and_write`]: each chunk in order, as it is built.
-fn write_in_order<'s>(
-    plan: &Plan<'_>,
-    chunks: usize,
-    shape: Shape,
-    w: &mut dyn Write,
-    lock: &impl Fn() -> MutexGuard<'s, Shared>,
-    changed: &Condvar,
-) -> Result<()> {
-    // Opened at the first tool, so that an early failure writes nothing.
-    let mut list: Option<JsonLines<&mut dyn Write>> = None;
-    let mut w = Some(w);
-    for chunk in 0..chunks {
-        let text = {
-            let mut state = lock();
-            loop {
+impl<'d> Run<'_, 'd> {
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'s>(&self, state: MutexGuard<'s, Shared>) -> MutexGuard<'s, Shared> {
+        self.changed
+            .wait(state)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Chunk `chunk`'s tools as JSON lines, in a spare buffer.
+    fn build(&self, chunk: usize, builder: &mut Builder<'d>) -> Result<Vec<u8>> {
+        let mut text = self.lock().spare.pop().unwrap_or_default();
+        for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(self.plan.len()) {
+            let tool = self.plan.build(i, builder)?;
+            text.extend_from_slice(line_separator(i));
+            write_line(&mut text, &tool, self.shape);
+        }
+        Ok(text)
+    }
+
+    /// A helping thread: builds the next unclaimed chunk, as long as there is one and the
+    /// writer has not stopped, waiting while it would be too far ahead of the writer.
+    fn help(&self) {
+        // A thread that panics stops the writer, which would wait for its chunk.
+        let _stop = Stop {
+            run: self,
+            only_on_panic: true,
+        };
+        let mut builder = self.plan.builder();
+        loop {
+            let chunk = self.next.fetch_add(1, Ordering::Relaxed);
+            if chunk >= self.chunks {
+                return;
+            }
+            let mut state = self.lock();
+            while chunk >= state.written + self.window && !state.stop {
+                state = self.wait(state);
+            }
+            if state.stop {
+                return;
+            }
+            drop(state);
+            let built = self.build(chunk, &mut builder);
+            self.lock().done.insert(chunk, built);
+            self.changed.notify_all();
+        }
+    }
+
+    /// The writer: each chunk in order, building unclaimed chunks while the next one is not
+    /// built yet.
+    fn write_in_order(&self, w: &mut dyn Write) -> Result<()> {
+        let mut builder = self.plan.builder();
+        // Opened at the first tool, so that an early failure writes nothing.
+        let mut list: Option<JsonLines<&mut dyn Write>> = None;
+        let mut w = Some(w);
+        for chunk in 0..self.chunks {
+            let text = loop {
+                let mut state = self.lock();
                 if let Some(text) = state.done.remove(&chunk) {
                     break text;
                 }
                 if state.stop {
                     return Err(stopped());
                 }
-                state = changed.wait(state).unwrap_or_else(PoisonError::into_inner);
-            }
-        };
-        let mut text = text?;
-        let list = match &mut list {
+                // The chunk is being built elsewhere, or not claimed yet: build the next
+                // unclaimed one meanwhile, unless that is too far ahead.
+                let unclaimed = self.next.load(Ordering::Relaxed);
+                if unclaimed < self.chunks && unclaimed < chunk + self.window {
+                    drop(state);
+                    let claimed = self.next.fetch_add(1, Ordering::Relaxed);
+                    if claimed >= self.chunks {
+                        continue;
+                    }
+                    let built = self.build(claimed, &mut builder);
+                    if claimed == chunk {
+                        break built;
+                    }
+                    self.lock().done.insert(claimed, built);
+                } else {
+                    drop(self.wait(state));
+                }
+            };
+            let mut text = text?;
+            let list = match &mut list {
+                Some(list) => list,
+                None => list.insert(JsonLines::start(w.take().ok_or_else(stopped)?, self.shape)?),
+            };
+            let tools = (self.plan.len() - chunk * CHUNK).min(CHUNK);
+            list.push_separated(&text, tools)?;
+            text.clear();
+            let mut state = self.lock();
+            state.written = chunk + 1;
+            state.spare.push(text);
+            drop(state);
+            self.changed.notify_all();
+        }
+        let list = match list {
             Some(list) => list,
-            None => list.insert(JsonLines::start(w.take().ok_or_else(stopped)?, shape)?),
+            None => JsonLines::start(w.take().ok_or_else(stopped)?, self.shape)?,
         };
-        let tools = (plan.len() - chunk * CHUNK).min(CHUNK);
-        list.push_separated(&text, tools)?;
-        text.clear();
-        let mut state = lock();
-        state.written = chunk + 1;
-        state.spare.push(text);
-        drop(state);
-        changed.notify_all();
+        list.finish().map(|_| ())
     }
-    let list = match list {
-        Some(list) => list,
-        None => JsonLines::start(w.take().ok_or_else(stopped)?, shape)?,
-    };
-    list.finish().map(|_| ())
 }
 
 fn stopped() -> Error {
