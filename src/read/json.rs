@@ -9,6 +9,7 @@
 use super::paths::Paths;
 use indexmap::IndexMap;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -26,8 +27,12 @@ pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
 }
 
 /// A document's text parsed, its path items kept as text: the top-level object without `paths`
-/// (when that is an object), and the items. `None` when the text is not one JSON object.
-pub(super) fn parse_document(bytes: &[u8]) -> Option<(Map<String, Value>, Paths)> {
+/// (when that is an object), the items, and the references in the items' text (found while
+/// the rest parses). `None` when the text is not one JSON object, or an item's text does not
+/// read.
+pub(super) fn parse_document(
+    bytes: &[u8],
+) -> Option<(Map<String, Value>, Paths, FxHashSet<String>)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let members: IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
     // A Swagger 2.0 document is upgraded as a whole tree: its paths are parsed with the rest.
@@ -40,29 +45,33 @@ pub(super) fn parse_document(bytes: &[u8]) -> Option<(Map<String, Value>, Paths)
         usize::MAX
     };
     let (keys, raws): (Vec<String>, Vec<&RawValue>) = members.into_iter().unzip();
-    let parts: Vec<Result<Value, Paths>> = raws
+    let parts: Vec<Result<Value, (Paths, FxHashSet<String>)>> = raws
         .into_par_iter()
         .enumerate()
         .map(|(i, raw)| match at {
             Some(at) if at == i => {
                 let items: IndexMap<String, &RawValue> = serde_json::from_str(raw.get()).ok()?;
-                let items = items.into_iter().map(|(k, v)| (k, v.to_owned()));
-                Some(Err(Paths::from_texts(at, items.collect())))
+                let items = Paths::from_texts(
+                    at,
+                    items.into_iter().map(|(k, v)| (k, v.to_owned())).collect(),
+                );
+                let references = super::item_references(&items).ok()?;
+                Some(Err((items, references)))
             }
             _ => parse_member(raw, big, 1).map(Ok),
         })
         .collect::<Option<_>>()?;
-    let mut paths = Paths::default();
+    let (mut paths, mut references) = Default::default();
     let mut root = Map::new();
     for (key, part) in keys.into_iter().zip(parts) {
         match part {
             Ok(value) => {
                 root.insert(key, value);
             }
-            Err(items) => paths = items,
+            Err(items) => (paths, references) = items,
         }
     }
-    Some((root, paths))
+    Some((root, paths, references))
 }
 
 pub(super) fn parse_in_parts(bytes: &[u8]) -> Option<Value> {

@@ -117,8 +117,7 @@ pub fn load_file_in(
         source,
     })?;
     let name = path.display().to_string();
-    let (root, paths) = parse_parts(&name, &bytes)?;
-    let references = references_in(&name, &bytes, &root, &paths)?;
+    let (root, paths, references) = parse_parts(&name, &bytes)?;
     drop(bytes);
     if references
         .iter()
@@ -133,8 +132,7 @@ pub fn load_file_in(
 /// Parse `bytes` (named `file` in messages) into a [`Document`]. External `$ref`s are not
 /// followed (there is no folder to resolve them against); use [`load_file`] for that.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
-    let (root, paths) = parse_parts(file, bytes)?;
-    let references = references_in(file, bytes, &root, &paths)?;
+    let (root, paths, references) = parse_parts(file, bytes)?;
     assemble(file, root, paths, references)
 }
 
@@ -157,15 +155,23 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
     })
 }
 
-/// JSON text parsed with its path items kept as text; YAML parsed whole, then split.
-fn parse_parts(file: &str, bytes: &[u8]) -> Result<(Value, Paths)> {
+/// JSON text parsed with its path items kept as text; YAML parsed whole, then split. With the
+/// document's references.
+fn parse_parts(file: &str, bytes: &[u8]) -> Result<(Value, Paths, FxHashSet<String>)> {
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
-        && let Some((root, paths)) = json::parse_document(text)
-    {
-        return Ok((Value::Object(root), paths));
-    }
-    split(file, parse_tree(file, bytes)?)
+    let json = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    // A text json::parse_document does not take (an item's text that does not read: a lone
+    // surrogate escape, nesting too deep) is parsed plainly, for its error and position.
+    let (root, paths, mut references) = match json.then(|| json::parse_document(text)).flatten() {
+        Some((root, paths, references)) => (Value::Object(root), paths, references),
+        None => {
+            let (root, paths) = split(file, parse_tree(file, bytes)?)?;
+            let references = item_references(&paths).map_err(|e| unreadable(file, e))?;
+            (root, paths, references)
+        }
+    };
+    extend_references(&mut references, &root);
+    Ok((root, paths, references))
 }
 
 /// Take the path items out of `root`, written as text.
@@ -207,38 +213,32 @@ fn assemble(
     })
 }
 
-/// [`references_of`] a document read from `bytes`. A path item's text that fails to read (a
-/// lone surrogate escape, nesting too deep: what finding the items' texts does not check) is
-/// the plain parse's error, with its line and column.
-fn references_in(
-    file: &str,
-    bytes: &[u8],
-    root: &Value,
-    paths: &Paths,
-) -> Result<FxHashSet<String>> {
-    references_of(file, root, paths).map_err(|e| match parse_tree(file, bytes) {
-        Err(plain) => plain,
-        Ok(_) => e,
-    })
+/// The distinct references of the tree and of the path items' texts.
+fn references_of(file: &str, root: &Value, paths: &Paths) -> Result<FxHashSet<String>> {
+    let mut all = item_references(paths).map_err(|e| unreadable(file, e))?;
+    extend_references(&mut all, root);
+    Ok(all)
 }
 
-/// The distinct references of the tree and of the path items' texts (read on the pool).
-fn references_of(file: &str, root: &Value, paths: &Paths) -> Result<FxHashSet<String>> {
+/// The distinct references in the path items' texts (read on the pool).
+fn item_references(paths: &Paths) -> serde_json::Result<FxHashSet<String>> {
     use rayon::prelude::*;
     let items: Vec<&str> = paths.iter().map(|(_, item)| item.text()).collect();
     let found = items
         .par_iter()
         .map(|text| references::text_references(text))
-        .collect::<serde_json::Result<Vec<_>>>()
-        .map_err(|e| unreadable(file, e))?;
-    let mut all: FxHashSet<String> = references::distinct_references(root)
-        .into_iter()
-        .map(str::to_string)
-        .collect();
+        .collect::<serde_json::Result<Vec<_>>>()?;
+    let mut all = FxHashSet::default();
     for set in found {
         all.extend(set);
     }
     Ok(all)
+}
+
+/// Add the distinct references of the tree `root` to `all`.
+fn extend_references(all: &mut FxHashSet<String>, root: &Value) {
+    let found = references::distinct_references(root);
+    all.extend(found.into_iter().map(str::to_string));
 }
 
 /// A path item's text that does not read back: written or checked by the reader, so a fault.
