@@ -308,20 +308,32 @@ mod tests {
 
     /// Listed from their items' text, the operations of every spec are those read whole: the
     /// same methods, paths, operationIds, tags and deprecation, in the same order; with a
-    /// `$ref` item, a repeated key and mistyped fields, which are read whole.
+    /// `$ref` item, mistyped fields, and (in text) repeated and escaped keys, which are read
+    /// whole.
     #[test]
     fn outline_lists_what_read_reads() {
         let odd = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
             "paths": {"/r": {"$ref": "#/paths/~1a"}, "/a": {"get": {"operationId": " ", "tags": ["x", 1],
             "deprecated": "true"}, "post": {"operationId": "p", "operationId": "q"}},
             "x-no": {"get": {}}}});
-        let mut trees = crate::test_support::spec_trees();
-        trees.push(("odd".into(), odd));
+        let text = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+            "/e": {"g\u0065t": {"operationId": "escaped"}, "put": {"tags": ["\u0074"]}},
+            "/d": {"get": {"operationId": "one"}, "get": {"operationId": "two", "tags": ["b"]}},
+            "/o": {"put": {"operationId": null, "operationId": "late", "tags": ["a"]}},
+            "/k": {"parameters": [], "parameters": [], "delete": {"deprecated": true}},
+            "/n": {"head": {"operationId": "h", "tags": null, "deprecated": null}}}}"#;
+        let mut docs: Vec<(std::path::PathBuf, crate::read::Document)> =
+            crate::test_support::spec_trees()
+                .into_iter()
+                .chain([("odd".into(), odd)])
+                .filter_map(|(path, tree)| Some((path, crate::read::from_tree("spec", tree).ok()?)))
+                .collect();
+        docs.push((
+            "odd text".into(),
+            crate::read::parse("t", text.as_bytes()).unwrap(),
+        ));
         let mut compared = 0;
-        for (path, tree) in trees {
-            let Ok(doc) = crate::read::from_tree("spec", tree) else {
-                continue;
-            };
+        for (path, doc) in docs {
             let Ok(api) = read(&doc) else {
                 continue;
             };

@@ -102,29 +102,15 @@ type Listed = (Method, Option<String>, Vec<String>, bool);
 
 /// The operations of a path item's text, read as the reader reads their operationId, tags and
 /// deprecation, when the item is an object without `$ref` whose operations are objects with
-/// those three of the types the reader accepts (and none of them repeated); `None` otherwise.
+/// those three of the types the reader accepts (and no key repeated, none escaped); `None`
+/// otherwise. The text is read once, without building trees.
 fn light_entries(text: &str) -> Option<Vec<Listed>> {
-    use serde_json::value::RawValue;
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "operationId")]
-        operation_id: Option<Value>,
-        tags: Option<Value>,
-        deprecated: Option<Value>,
-    }
-    let members: indexmap::IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    if members.contains_key("$ref") {
-        return None;
-    }
+    let Item(heads) = serde_json::from_str(text).ok()?;
     let mut out = Vec::new();
-    for method in Method::ALL {
-        let Some(raw) = members.get(method.key()) else {
+    for (method, head) in Method::ALL.into_iter().zip(heads) {
+        let Some(head) = head else {
             continue;
         };
-        if !raw.get().starts_with('{') {
-            return None;
-        }
-        let head: Head = serde_json::from_str(raw.get()).ok()?;
         let operation_id = match head.operation_id {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s).filter(|s| !s.trim().is_empty()),
@@ -150,4 +136,80 @@ fn light_entries(text: &str) -> Option<Vec<Listed>> {
         out.push((method, operation_id, tags, deprecated));
     }
     Some(out)
+}
+
+/// A path item's operations, in [`Method::ALL`]'s order, as read by [`light_entries`].
+struct Item([Option<Head>; Method::ALL.len()]);
+
+/// The members of an operation the listing reads.
+#[derive(Default)]
+struct Head {
+    operation_id: Option<Value>,
+    tags: Option<Value>,
+    deprecated: Option<Value>,
+}
+
+impl<'de> serde::Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Item, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Item;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a path item object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item, A::Error> {
+                use serde::de::Error;
+                let mut heads: [Option<Head>; Method::ALL.len()] = Default::default();
+                while let Some(key) = map.next_key::<&str>()? {
+                    if key == "$ref" {
+                        return Err(A::Error::custom("a $ref item"));
+                    }
+                    match Method::ALL.iter().position(|m| m.key() == key) {
+                        Some(i) if heads[i].is_some() => {
+                            return Err(A::Error::custom("a repeated key"));
+                        }
+                        Some(i) => heads[i] = Some(map.next_value()?),
+                        None => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Item(heads))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Head {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Head, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Head;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an operation object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
+                use serde::de::Error;
+                let mut head = Head::default();
+                while let Some(key) = map.next_key::<&str>()? {
+                    let slot = match key {
+                        "operationId" => &mut head.operation_id,
+                        "tags" => &mut head.tags,
+                        "deprecated" => &mut head.deprecated,
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(A::Error::custom("a repeated key"));
+                    }
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(head)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
