@@ -16,7 +16,7 @@ impl<'a> Reader<'a> {
         use rayon::prelude::*;
         let head = self.head()?;
         self.check_paths()?;
-        let items: Vec<(usize, &'a str, &'a PathItem)> = (0..self.doc.paths.len())
+        let items: Vec<(usize, &'a str, PathItem<'a>)> = (0..self.doc.paths.len())
             .filter_map(|i| {
                 let (path, item) = self.doc.paths.get_index(i)?;
                 (!path.starts_with("x-")).then_some((i, path, item))
@@ -55,7 +55,7 @@ impl<'a> Reader<'a> {
         &self,
         i: usize,
         path: &'a str,
-        item: &PathItem,
+        item: PathItem<'_>,
         servers: &[String],
         out: &mut Vec<Entry<'a>>,
     ) -> Result<()> {

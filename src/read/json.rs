@@ -4,7 +4,8 @@
 //! `components.schemas`) split the same way in turn, and put together in document order. The
 //! tree is the one a plain parse gives (key order, repeated keys: the last value at the first
 //! key's place); a text that fails anywhere is parsed plainly, for the plain parse's error.
-//! A document's path items are not parsed here: they are kept as text ([`Paths`]).
+//! A document's path items are not parsed here: the pass that finds the top-level members
+//! finds each item's text too, kept as a range of the document's text ([`Paths`]).
 
 use super::paths::Paths;
 use indexmap::IndexMap;
@@ -12,6 +13,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::ops::Range;
 
 /// Texts shorter than this are parsed in one piece.
 const PARALLEL_FROM: usize = 1 << 18;
@@ -26,52 +28,112 @@ pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice(bytes)
 }
 
-/// A document's text parsed, its path items kept as text: the top-level object without `paths`
-/// (when that is an object), the items, and the references in the items' text (found while
-/// the rest parses). `None` when the text is not one JSON object, or an item's text does not
-/// read.
-pub(super) fn parse_document(
-    bytes: &[u8],
-) -> Option<(Map<String, Value>, Paths, FxHashSet<String>)> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let members: IndexMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    // A Swagger 2.0 document is upgraded as a whole tree: its paths are parsed with the rest.
-    let at = members
-        .get_index_of("paths")
-        .filter(|&i| members[i].get().starts_with('{') && !members.contains_key("swagger"));
-    let big = if bytes.len() >= PARALLEL_FROM {
+/// A document read by [`parse_document`]: the top-level object without `paths` (when that is
+/// an object), the path items, and the references in the items' text.
+pub(super) type Document = (Map<String, Value>, Paths, FxHashSet<String>);
+
+/// A document's text (from byte `from`, past a byte order mark) parsed, its path items kept as
+/// text (ranges of `text`, which they keep) and their references found while the rest parses.
+/// `text` back when it is not one JSON object with an object or no `paths`, or an item's text
+/// does not read.
+pub(super) fn parse_document(text: String, from: usize) -> Result<Document, String> {
+    let Some((root, at, ranges, references)) = text.get(from..).and_then(|t| parts(&text, t))
+    else {
+        return Err(text);
+    };
+    let paths = match at {
+        Some(at) => Paths::from_ranges(at, text, ranges),
+        None => Paths::default(),
+    };
+    Ok((root, paths, references))
+}
+
+/// The tree of the JSON object `text` (a part of `source`) without its `paths` object, where
+/// `paths` stood, its items as ranges of `source`, and their references.
+type Parts = (
+    Map<String, Value>,
+    Option<usize>,
+    IndexMap<String, Range<usize>>,
+    FxHashSet<String>,
+);
+
+fn parts(source: &str, text: &str) -> Option<Parts> {
+    let Top(members) = serde_json::from_str(text).ok()?;
+    let big = if text.len() >= PARALLEL_FROM {
         text.len() / 8
     } else {
         usize::MAX
     };
-    let (keys, raws): (Vec<String>, Vec<&RawValue>) = members.into_iter().unzip();
-    let parts: Vec<Result<Value, (Paths, FxHashSet<String>)>> = raws
+    let at = members.values().position(|m| matches!(m, Member::Items(_)));
+    let (keys, members): (Vec<String>, Vec<Member>) = members.into_iter().unzip();
+    type Part = Result<Value, (IndexMap<String, Range<usize>>, FxHashSet<String>)>;
+    let parts: Vec<Part> = members
         .into_par_iter()
-        .enumerate()
-        .map(|(i, raw)| match at {
-            Some(at) if at == i => {
-                let items: IndexMap<String, &RawValue> = serde_json::from_str(raw.get()).ok()?;
-                let items = Paths::from_texts(
-                    at,
-                    items.into_iter().map(|(k, v)| (k, v.to_owned())).collect(),
-                );
-                let references = super::item_references(&items).ok()?;
-                Some(Err((items, references)))
+        .map(|member| match member {
+            Member::Items(items) => {
+                let texts: Vec<&str> = items.values().map(|raw| raw.get()).collect();
+                let references = super::text_references(&texts).ok()?;
+                let base = source.as_ptr() as usize;
+                let ranges = items.into_iter().map(|(k, raw)| {
+                    let start = (raw.get().as_ptr() as usize).checked_sub(base)?;
+                    let range = start..start + raw.get().len();
+                    source.get(range.clone())?;
+                    Some((k, range))
+                });
+                Some(Err((ranges.collect::<Option<_>>()?, references)))
             }
-            _ => parse_member(raw, big, 1).map(Ok),
+            Member::Text(raw) => parse_member(raw, big, 1).map(Ok),
         })
         .collect::<Option<_>>()?;
-    let (mut paths, mut references) = Default::default();
+    let (mut ranges, mut references) = Default::default();
     let mut root = Map::new();
     for (key, part) in keys.into_iter().zip(parts) {
         match part {
             Ok(value) => {
                 root.insert(key, value);
             }
-            Err(items) => (paths, references) = items,
+            Err(items) => (ranges, references) = items,
         }
     }
-    Some((root, paths, references))
+    Some((root, at, ranges, references))
+}
+
+/// A top-level object read as its members' texts, a `paths` member as its items' texts: one
+/// pass over the text. A repeated key keeps its first place and takes its last value, as in
+/// a tree.
+struct Top<'a>(IndexMap<String, Member<'a>>);
+
+enum Member<'a> {
+    Text(&'a RawValue),
+    Items(IndexMap<String, &'a RawValue>),
+}
+
+impl<'de> serde::Deserialize<'de> for Top<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Top<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object whose paths is an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut members = IndexMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let member = if key == "paths" {
+                        Member::Items(map.next_value()?)
+                    } else {
+                        Member::Text(map.next_value()?)
+                    };
+                    members.insert(key, member);
+                }
+                Ok(Top(members))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 pub(super) fn parse_in_parts(bytes: &[u8]) -> Option<Value> {
@@ -105,6 +167,24 @@ fn parse_member(raw: &RawValue, big: usize, depth: usize) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
+    /// A document's path items are ranges of its text, each the text of one item; the rest is
+    /// the plain parse's tree. A text whose `paths` is not an object comes back whole.
+    #[test]
+    fn path_items_are_ranges_of_the_text() {
+        let text = "\u{feff}{\"openapi\": \"3.1.0\", \"paths\": {\"/a\": {\"get\": {}}, \"/b\": [1],
+            \"/a\": {\"put\": {\"x\": \"\\u00e9\"}}}, \"info\": {\"title\": \"t\"}}";
+        let (root, paths, _) = super::parse_document(text.to_string(), 3).unwrap();
+        assert_eq!(
+            serde_json::Value::Object(root).to_string(),
+            r#"{"openapi":"3.1.0","info":{"title":"t"}}"#
+        );
+        let items: Vec<(&str, &str)> = paths.iter().map(|(k, i)| (k, i.text())).collect();
+        assert_eq!(items, [("/a", r#"{"put": {"x": "\u00e9"}}"#), ("/b", "[1]")]);
+        for odd in [r#"{"paths": null}"#, r#"{"paths": {"/a": {}}, "paths": []}"#, "[]"] {
+            assert_eq!(super::parse_document(odd.to_string(), 0).unwrap_err(), odd);
+        }
+    }
+
     /// Parsed in parts, a text gives the tree of a plain parse, key order and repeated keys
     /// included, at every level that is split; a text that is not one JSON object gives `None`.
     #[test]

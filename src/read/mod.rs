@@ -117,8 +117,7 @@ pub fn load_file_in(
         source,
     })?;
     let name = path.display().to_string();
-    let (root, paths, references) = parse_parts(&name, &bytes)?;
-    drop(bytes);
+    let (root, paths, references) = parse_parts(&name, bytes)?;
     if references
         .iter()
         .all(|r| r.is_empty() || r.starts_with('#'))
@@ -132,7 +131,7 @@ pub fn load_file_in(
 /// Parse `bytes` (named `file` in messages) into a [`Document`]. External `$ref`s are not
 /// followed (there is no folder to resolve them against); use [`load_file`] for that.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Document> {
-    let (root, paths, references) = parse_parts(file, bytes)?;
+    let (root, paths, references) = parse_parts(file, bytes.to_vec())?;
     assemble(file, root, paths, references)
 }
 
@@ -155,17 +154,26 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
     })
 }
 
-/// JSON text parsed with its path items kept as text; YAML parsed whole, then split. With the
-/// document's references.
-fn parse_parts(file: &str, bytes: &[u8]) -> Result<(Value, Paths, FxHashSet<String>)> {
-    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let json = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+/// JSON text parsed with its path items kept as text (ranges of it); YAML parsed whole, then
+/// split. With the document's references.
+fn parse_parts(file: &str, bytes: Vec<u8>) -> Result<(Value, Paths, FxHashSet<String>)> {
+    let from = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let json = bytes[from..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     // A text json::parse_document does not take (an item's text that does not read: a lone
     // surrogate escape, nesting too deep) is parsed plainly, for its error and position.
-    let (root, paths, mut references) = match json.then(|| json::parse_document(text)).flatten() {
-        Some((root, paths, references)) => (Value::Object(root), paths, references),
-        None => {
-            let (root, paths) = split(file, parse_tree(file, bytes)?)?;
+    let parsed = match String::from_utf8(bytes) {
+        Ok(text) if json => json::parse_document(text, from).map_err(String::into_bytes),
+        Ok(text) => Err(text.into_bytes()),
+        Err(e) => Err(e.into_bytes()),
+    };
+    let (root, paths, mut references) = match parsed {
+        Ok((root, paths, references)) => (Value::Object(root), paths, references),
+        Err(bytes) => {
+            let (root, paths) = split(file, parse_tree(file, &bytes)?)?;
             let references = item_references(&paths).map_err(|e| unreadable(file, e))?;
             (root, paths, references)
         }
@@ -220,11 +228,16 @@ fn references_of(file: &str, root: &Value, paths: &Paths) -> Result<FxHashSet<St
     Ok(all)
 }
 
-/// The distinct references in the path items' texts (read on the pool).
+/// The distinct references in the path items' texts.
 fn item_references(paths: &Paths) -> serde_json::Result<FxHashSet<String>> {
+    let texts: Vec<&str> = paths.iter().map(|(_, item)| item.text()).collect();
+    text_references(&texts)
+}
+
+/// The distinct references in JSON texts (read on the pool).
+fn text_references(texts: &[&str]) -> serde_json::Result<FxHashSet<String>> {
     use rayon::prelude::*;
-    let items: Vec<&str> = paths.iter().map(|(_, item)| item.text()).collect();
-    let found = items
+    let found = texts
         .par_iter()
         .map(|text| references::text_references(text))
         .collect::<serde_json::Result<Vec<_>>>()?;

@@ -2,8 +2,8 @@
 //! it, so that the tree of a large document never holds every path item at once.
 
 use indexmap::IndexMap;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// The members of a document's `paths` object, in document order.
@@ -12,50 +12,61 @@ pub struct Paths {
     /// Where `paths` stood among the top-level members (`None`: the document has no `paths`
     /// object, and whatever `paths` holds stays in the tree).
     at: Option<usize>,
-    items: IndexMap<String, PathItem>,
+    /// The text the items are ranges of: the document's own JSON text, or the items written
+    /// out one after another.
+    source: String,
+    items: IndexMap<String, Item>,
 }
 
-/// One path item as JSON text, with its tree once a pointer has reached into it.
 #[derive(Debug, Clone)]
-pub struct PathItem {
-    text: Box<RawValue>,
+struct Item {
+    text: Range<usize>,
     tree: OnceLock<Option<Value>>,
 }
 
-impl PathItem {
-    fn new(text: Box<RawValue>) -> Self {
-        PathItem {
-            text,
-            tree: OnceLock::new(),
-        }
-    }
+/// One path item as JSON text, with its tree once a pointer has reached into it.
+#[derive(Debug, Clone, Copy)]
+pub struct PathItem<'p> {
+    text: &'p str,
+    tree: &'p OnceLock<Option<Value>>,
+}
 
+impl<'p> PathItem<'p> {
     /// The item as JSON text.
-    pub fn text(&self) -> &str {
-        self.text.get()
+    pub fn text(self) -> &'p str {
+        self.text
     }
 
     /// The item parsed afresh, for a caller that drops it when done.
-    pub fn parse(&self) -> serde_json::Result<Value> {
-        serde_json::from_str(self.text.get())
+    pub fn parse(self) -> serde_json::Result<Value> {
+        serde_json::from_str(self.text)
     }
 
     /// The item parsed once and kept with it (for pointers into `#/paths`, which are few).
-    pub fn tree(&self) -> Option<&Value> {
+    pub fn tree(self) -> Option<&'p Value> {
         self.tree.get_or_init(|| self.parse().ok()).as_ref()
     }
 }
 
 impl Paths {
-    /// `paths` of a top-level object already split off by the JSON reader: its place among
-    /// the members and its items' texts.
-    pub(super) fn from_texts(at: usize, items: IndexMap<String, Box<RawValue>>) -> Paths {
+    /// `paths` of a top-level object split off by the JSON reader: its place among the
+    /// members, the document's text, and where each item's text is in it.
+    pub(super) fn from_ranges(
+        at: usize,
+        source: String,
+        items: IndexMap<String, Range<usize>>,
+    ) -> Paths {
+        let items = items
+            .into_iter()
+            .map(|(k, text)| {
+                let tree = OnceLock::new();
+                (k, Item { text, tree })
+            })
+            .collect();
         Paths {
             at: Some(at),
-            items: items
-                .into_iter()
-                .map(|(k, v)| (k, PathItem::new(v)))
-                .collect(),
+            source,
+            items,
         }
     }
 
@@ -70,11 +81,14 @@ impl Paths {
         let Some(Value::Object(items)) = root.shift_remove("paths") else {
             return Ok(Paths::default());
         };
-        let items = items
-            .into_iter()
-            .map(|(k, v)| Ok((k, serde_json::value::to_raw_value(&v)?)))
-            .collect::<serde_json::Result<_>>()?;
-        Ok(Paths::from_texts(at, items))
+        let mut source = String::new();
+        let mut ranges = IndexMap::with_capacity(items.len());
+        for (k, v) in items {
+            let start = source.len();
+            source.push_str(&serde_json::to_string(&v)?);
+            ranges.insert(k, start..source.len());
+        }
+        Ok(Paths::from_ranges(at, source, ranges))
     }
 
     /// Put the items back into `root` at their place: the whole tree, for the stages that
@@ -84,27 +98,36 @@ impl Paths {
             return Ok(());
         };
         let items = self
-            .items
             .iter()
-            .map(|(k, item)| Ok((k.clone(), item.parse()?)))
+            .map(|(k, item)| Ok((k.to_string(), item.parse()?)))
             .collect::<serde_json::Result<Map<String, Value>>>()?;
         root.shift_insert(at.min(root.len()), "paths".into(), Value::Object(items));
         Ok(())
     }
 
+    fn item<'p>(&'p self, item: &'p Item) -> PathItem<'p> {
+        PathItem {
+            // The reader made the ranges of this text.
+            text: self.source.get(item.text.clone()).unwrap_or_default(),
+            tree: &item.tree,
+        }
+    }
+
     /// The path items with their keys (`x-` keys included), in document order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &PathItem)> {
-        self.items.iter().map(|(k, v)| (k.as_str(), v))
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, PathItem<'_>)> {
+        self.items.iter().map(|(k, v)| (k.as_str(), self.item(v)))
     }
 
     /// The path item at key `path`.
-    pub fn get(&self, path: &str) -> Option<&PathItem> {
-        self.items.get(path)
+    pub fn get(&self, path: &str) -> Option<PathItem<'_>> {
+        self.items.get(path).map(|v| self.item(v))
     }
 
     /// The item at position `i`.
-    pub fn get_index(&self, i: usize) -> Option<(&str, &PathItem)> {
-        self.items.get_index(i).map(|(k, v)| (k.as_str(), v))
+    pub fn get_index(&self, i: usize) -> Option<(&str, PathItem<'_>)> {
+        self.items
+            .get_index(i)
+            .map(|(k, v)| (k.as_str(), self.item(v)))
     }
 
     /// Whether the document has a `paths` object (kept here rather than in the tree).
