@@ -4,7 +4,8 @@
 //! (the bytes cut at each line `#--`; the first piece is `root.yaml`, the others `a.yaml`,
 //! `b.json`, `c.yaml`), and, for JSON, parsed in parts as a large document is, which must give
 //! the tree of a plain parse; read as a document (path items kept as text), an OpenAPI 3.x
-//! document must give that tree again, and the references a walk of it finds.
+//! document must give that tree again, and the references a walk of it finds; the operations
+//! listed from its path items' members must be those read whole.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -32,7 +33,11 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(doc) = openapi_mcp::read::parse("fuzz", data)
             && doc.version != openapi_mcp::read::SpecVersion::Swagger2
         {
-            assert_eq!(doc.tree().to_string(), plain.to_string(), "document differs");
+            assert_eq!(
+                doc.tree().to_string(),
+                plain.to_string(),
+                "document differs"
+            );
             let walked: std::collections::BTreeSet<&str> =
                 openapi_mcp::read::references::distinct_references(&plain)
                     .into_iter()
@@ -41,6 +46,23 @@ fuzz_target!(|data: &[u8]| {
                 doc.references().iter().map(String::as_str).collect();
             assert_eq!(found, walked, "references differ");
         }
+    }
+    // The operations listed from the path items' members are those read whole.
+    if let Ok(doc) = openapi_mcp::read::parse("fuzz", data)
+        && let Ok(api) = openapi_mcp::model::read(&doc)
+    {
+        let (outline, _) = openapi_mcp::model::outline(&doc, |_| ()).expect("lists what reads");
+        let read: Vec<String> = api
+            .operations
+            .iter()
+            .map(|o| format!("{:?}", o.identity()))
+            .collect();
+        let listed: Vec<String> = outline
+            .entries
+            .iter()
+            .map(|e| format!("{:?}", e.identity()))
+            .collect();
+        assert_eq!(read, listed, "listing differs");
     }
     let pieces: Vec<&[u8]> = data.split_str_lines();
     if pieces.len() > 1 {
@@ -65,8 +87,8 @@ fn check(
         return;
     };
     let a = emit::render(&c.tools, emit::Format::Json).expect("renders");
-    let b = emit::render(&again().expect("converts twice").tools, emit::Format::Json)
-        .expect("renders");
+    let b =
+        emit::render(&again().expect("converts twice").tools, emit::Format::Json).expect("renders");
     assert_eq!(a, b, "deterministic");
     let _ = openapi_mcp::review::lint::lint(&c.tools, Default::default());
 }

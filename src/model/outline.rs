@@ -1,5 +1,6 @@
-//! Listing: a document's operations found from their path items' text (method, operationId,
-//! tags, deprecation), each read whole later by the thread that builds its tool.
+//! Listing: a document's operations (method, operationId, tags, deprecation) found from what
+//! the reader kept of each path item's members, each read whole later by the thread that
+//! builds its tool.
 
 use super::reader::{At, PATHS_RUN, Reader, unparsed};
 use super::{Entry, Method, Outline};
@@ -59,7 +60,7 @@ impl<'a> Reader<'a> {
         servers: &[String],
         out: &mut Vec<Entry<'a>>,
     ) -> Result<()> {
-        if let Some(listed) = light_entries(item.text()) {
+        if let Some(listed) = light_entries(item) {
             out.extend(
                 listed
                     .into_iter()
@@ -100,116 +101,43 @@ impl<'a> Reader<'a> {
 /// An operation as listed from text: method, operationId, tags, deprecated.
 type Listed = (Method, Option<String>, Vec<String>, bool);
 
-/// The operations of a path item's text, read as the reader reads their operationId, tags and
-/// deprecation, when the item is an object without `$ref` whose operations are objects with
-/// those three of the types the reader accepts (and no key repeated, none escaped); `None`
-/// otherwise. The text is read once, without building trees.
-fn light_entries(text: &str) -> Option<Vec<Listed>> {
-    let Item(heads) = serde_json::from_str(text).ok()?;
+/// The operations of a path item as its members were read with its references, read as the
+/// reader reads their operationId, tags and deprecation, when the item is an object without
+/// `$ref` whose operations are objects with those three of the types the reader accepts;
+/// `None` otherwise (and when the item's members were not listed: see [`PathItem::members`]).
+fn light_entries(item: PathItem<'_>) -> Option<Vec<Listed>> {
+    let members = item.members()?;
+    if members.iter().any(|m| m.key == "$ref") {
+        return None;
+    }
     let mut out = Vec::new();
-    for (method, head) in Method::ALL.into_iter().zip(heads) {
-        let Some(head) = head else {
+    for method in Method::ALL {
+        let Some(head) = members.iter().find(|m| m.key == method.key()) else {
             continue;
         };
-        let operation_id = match head.operation_id {
+        if !head.object {
+            return None;
+        }
+        let operation_id = match &head.operation_id {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s).filter(|s| !s.trim().is_empty()),
+            Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.trim().is_empty()),
             Some(_) => return None,
         };
-        let tags = match head.tags {
+        let tags = match &head.tags {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
-                .into_iter()
-                .filter_map(|t| match t {
-                    Value::String(s) => Some(s),
-                    _ => None,
-                })
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
                 .collect(),
             Some(_) => return None,
         };
-        let deprecated = match head.deprecated {
+        let deprecated = match &head.deprecated {
             None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => b,
+            Some(Value::Bool(b)) => *b,
             Some(Value::String(s)) if s == "true" || s == "false" => s == "true",
             Some(_) => return None,
         };
         out.push((method, operation_id, tags, deprecated));
     }
     Some(out)
-}
-
-/// A path item's operations, in [`Method::ALL`]'s order, as read by [`light_entries`].
-struct Item([Option<Head>; Method::ALL.len()]);
-
-/// The members of an operation the listing reads.
-#[derive(Default)]
-struct Head {
-    operation_id: Option<Value>,
-    tags: Option<Value>,
-    deprecated: Option<Value>,
-}
-
-impl<'de> serde::Deserialize<'de> for Item {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Item, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Item;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a path item object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item, A::Error> {
-                use serde::de::Error;
-                let mut heads: [Option<Head>; Method::ALL.len()] = Default::default();
-                while let Some(key) = map.next_key::<&str>()? {
-                    if key == "$ref" {
-                        return Err(A::Error::custom("a $ref item"));
-                    }
-                    match Method::ALL.iter().position(|m| m.key() == key) {
-                        Some(i) if heads[i].is_some() => {
-                            return Err(A::Error::custom("a repeated key"));
-                        }
-                        Some(i) => heads[i] = Some(map.next_value()?),
-                        None => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(Item(heads))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Head {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Head, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Head;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an operation object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
-                use serde::de::Error;
-                let mut head = Head::default();
-                while let Some(key) = map.next_key::<&str>()? {
-                    let slot = match key {
-                        "operationId" => &mut head.operation_id,
-                        "tags" => &mut head.tags,
-                        "deprecated" => &mut head.deprecated,
-                        _ => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    if slot.is_some() {
-                        return Err(A::Error::custom("a repeated key"));
-                    }
-                    *slot = Some(map.next_value()?);
-                }
-                Ok(head)
-            }
-        }
-        d.deserialize_map(V)
-    }
 }

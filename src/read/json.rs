@@ -34,31 +34,40 @@ pub(super) type Document = (Map<String, Value>, Paths, FxHashSet<String>);
 
 /// A document's text (from byte `from`, past a byte order mark) parsed, its path items kept as
 /// text (ranges of `text`, which they keep) and their references found while the rest parses.
-/// `text` back when it is not one JSON object with an object or no `paths`, or an item's text
-/// does not read.
+/// `text` back when it is not one JSON object with an object or no `paths`, is a Swagger 2.0
+/// document, or an item's text does not read.
 pub(super) fn parse_document(text: String, from: usize) -> Result<Document, String> {
-    let Some((root, at, ranges, references)) = text.get(from..).and_then(|t| parts(&text, t))
+    let Some((root, at, ranges, (references, members))) =
+        text.get(from..).and_then(|t| parts(&text, t))
     else {
         return Err(text);
     };
     let paths = match at {
-        Some(at) => Paths::from_ranges(at, text, ranges),
+        Some(at) => {
+            let mut paths = Paths::from_ranges(at, text, ranges);
+            paths.set_members(members);
+            paths
+        }
         None => Paths::default(),
     };
     Ok((root, paths, references))
 }
 
 /// The tree of the JSON object `text` (a part of `source`) without its `paths` object, where
-/// `paths` stood, its items as ranges of `source`, and their references.
+/// `paths` stood, its items as ranges of `source`, and the items as read.
 type Parts = (
     Map<String, Value>,
     Option<usize>,
     IndexMap<String, Range<usize>>,
-    FxHashSet<String>,
+    super::ItemsRead,
 );
 
 fn parts(source: &str, text: &str) -> Option<Parts> {
     let Top(members) = serde_json::from_str(text).ok()?;
+    // A Swagger 2.0 document is upgraded as a whole tree: parsed plainly, as before.
+    if members.contains_key("swagger") {
+        return None;
+    }
     let big = if text.len() >= PARALLEL_FROM {
         text.len() / 8
     } else {
@@ -66,13 +75,16 @@ fn parts(source: &str, text: &str) -> Option<Parts> {
     };
     let at = members.values().position(|m| matches!(m, Member::Items(_)));
     let (keys, members): (Vec<String>, Vec<Member>) = members.into_iter().unzip();
-    type Part = Result<Value, (IndexMap<String, Range<usize>>, FxHashSet<String>)>;
+    type Part = Result<Value, (IndexMap<String, Range<usize>>, super::ItemsRead)>;
     let parts: Vec<Part> = members
         .into_par_iter()
         .map(|member| match member {
             Member::Items(items) => {
-                let texts: Vec<&str> = items.values().map(|raw| raw.get()).collect();
-                let references = super::text_references(&texts).ok()?;
+                let texts: Vec<(&str, &str)> = items
+                    .iter()
+                    .map(|(k, raw)| (k.as_str(), raw.get()))
+                    .collect();
+                let read = super::read_texts(&texts).ok()?;
                 let base = source.as_ptr() as usize;
                 let ranges = items.into_iter().map(|(k, raw)| {
                     let start = (raw.get().as_ptr() as usize).checked_sub(base)?;
@@ -80,22 +92,22 @@ fn parts(source: &str, text: &str) -> Option<Parts> {
                     source.get(range.clone())?;
                     Some((k, range))
                 });
-                Some(Err((ranges.collect::<Option<_>>()?, references)))
+                Some(Err((ranges.collect::<Option<_>>()?, read)))
             }
             Member::Text(raw) => parse_member(raw, big, 1).map(Ok),
         })
         .collect::<Option<_>>()?;
-    let (mut ranges, mut references) = Default::default();
+    let (mut ranges, mut read) = Default::default();
     let mut root = Map::new();
     for (key, part) in keys.into_iter().zip(parts) {
         match part {
             Ok(value) => {
                 root.insert(key, value);
             }
-            Err(items) => (ranges, references) = items,
+            Err(items) => (ranges, read) = items,
         }
     }
-    Some((root, at, ranges, references))
+    Some((root, at, ranges, read))
 }
 
 /// A top-level object read as its members' texts, a `paths` member as its items' texts: one
@@ -171,7 +183,8 @@ mod tests {
     /// the plain parse's tree. A text whose `paths` is not an object comes back whole.
     #[test]
     fn path_items_are_ranges_of_the_text() {
-        let text = "\u{feff}{\"openapi\": \"3.1.0\", \"paths\": {\"/a\": {\"get\": {}}, \"/b\": [1],
+        let text =
+            "\u{feff}{\"openapi\": \"3.1.0\", \"paths\": {\"/a\": {\"get\": {}}, \"/b\": [1],
             \"/a\": {\"put\": {\"x\": \"\\u00e9\"}}}, \"info\": {\"title\": \"t\"}}";
         let (root, paths, _) = super::parse_document(text.to_string(), 3).unwrap();
         assert_eq!(
@@ -179,8 +192,15 @@ mod tests {
             r#"{"openapi":"3.1.0","info":{"title":"t"}}"#
         );
         let items: Vec<(&str, &str)> = paths.iter().map(|(k, i)| (k, i.text())).collect();
-        assert_eq!(items, [("/a", r#"{"put": {"x": "\u00e9"}}"#), ("/b", "[1]")]);
-        for odd in [r#"{"paths": null}"#, r#"{"paths": {"/a": {}}, "paths": []}"#, "[]"] {
+        assert_eq!(
+            items,
+            [("/a", r#"{"put": {"x": "\u00e9"}}"#), ("/b", "[1]")]
+        );
+        for odd in [
+            r#"{"paths": null}"#,
+            r#"{"paths": {"/a": {}}, "paths": []}"#,
+            "[]",
+        ] {
             assert_eq!(super::parse_document(odd.to_string(), 0).unwrap_err(), odd);
         }
     }

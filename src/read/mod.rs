@@ -124,7 +124,7 @@ pub fn load_file_in(
     {
         return assemble(&name, root, paths, references);
     }
-    let tree = joined(&name, root, &paths)?;
+    let tree = joined(&name, root, paths)?;
     from_tree(&name, bundle::bundle(path, tree, ref_root)?)
 }
 
@@ -143,8 +143,8 @@ pub fn from_tree(file: &str, root: Value) -> Result<Document> {
     } else {
         root
     };
-    let (root, paths) = split(file, root)?;
-    let references = references_of(file, &root, &paths)?;
+    let (root, mut paths) = split(file, root)?;
+    let references = references_of(file, &root, &mut paths)?;
     Ok(Document {
         file: file.to_string(),
         version,
@@ -173,8 +173,8 @@ fn parse_parts(file: &str, bytes: Vec<u8>) -> Result<(Value, Paths, FxHashSet<St
     let (root, paths, mut references) = match parsed {
         Ok((root, paths, references)) => (Value::Object(root), paths, references),
         Err(bytes) => {
-            let (root, paths) = split(file, parse_tree(file, &bytes)?)?;
-            let references = item_references(&paths).map_err(|e| unreadable(file, e))?;
+            let (root, mut paths) = split(file, parse_tree(file, &bytes)?)?;
+            let references = read_items(&mut paths).map_err(|e| unreadable(file, e))?;
             (root, paths, references)
         }
     };
@@ -191,8 +191,8 @@ fn split(file: &str, mut root: Value) -> Result<(Value, Paths)> {
     Ok((root, paths))
 }
 
-/// `root` with its path items put back: the whole tree.
-fn joined(file: &str, mut root: Value, paths: &Paths) -> Result<Value> {
+/// `root` with its path items put back: the whole tree (their text freed).
+fn joined(file: &str, mut root: Value, paths: Paths) -> Result<Value> {
     if let Value::Object(m) = &mut root {
         paths.join_into(m).map_err(|e| unreadable(file, e))?;
     }
@@ -210,7 +210,7 @@ fn assemble(
     // A Swagger 2.0 tree is upgraded whole; a `paths` object the reader left in the tree (a
     // `swagger` member besides `openapi`) is split off as from any tree.
     if version == SpecVersion::Swagger2 || !paths.is_object() && root.get("paths").is_some() {
-        return from_tree(file, joined(file, root, &paths)?);
+        return from_tree(file, joined(file, root, paths)?);
     }
     Ok(Document {
         file: file.to_string(),
@@ -221,31 +221,40 @@ fn assemble(
     })
 }
 
-/// The distinct references of the tree and of the path items' texts.
-fn references_of(file: &str, root: &Value, paths: &Paths) -> Result<FxHashSet<String>> {
-    let mut all = item_references(paths).map_err(|e| unreadable(file, e))?;
+/// The distinct references of the tree and of the path items' texts (the items given their
+/// members as they are read).
+fn references_of(file: &str, root: &Value, paths: &mut Paths) -> Result<FxHashSet<String>> {
+    let mut all = read_items(paths).map_err(|e| unreadable(file, e))?;
     extend_references(&mut all, root);
     Ok(all)
 }
 
-/// The distinct references in the path items' texts.
-fn item_references(paths: &Paths) -> serde_json::Result<FxHashSet<String>> {
-    let texts: Vec<&str> = paths.iter().map(|(_, item)| item.text()).collect();
-    text_references(&texts)
+/// Read the path items' texts: their distinct references, returned, and their members, given
+/// to them.
+fn read_items(paths: &mut Paths) -> serde_json::Result<FxHashSet<String>> {
+    let texts: Vec<(&str, &str)> = paths.iter().map(|(k, item)| (k, item.text())).collect();
+    let (found, members) = read_texts(&texts)?;
+    paths.set_members(members);
+    Ok(found)
 }
 
-/// The distinct references in JSON texts (read on the pool).
-fn text_references(texts: &[&str]) -> serde_json::Result<FxHashSet<String>> {
+/// Path items' texts as read: their distinct references, and each one's members.
+type ItemsRead = (FxHashSet<String>, Vec<Option<Vec<references::ItemMember>>>);
+
+/// Read path items' texts, each with its key (on the pool).
+fn read_texts(texts: &[(&str, &str)]) -> serde_json::Result<ItemsRead> {
     use rayon::prelude::*;
-    let found = texts
+    let read = texts
         .par_iter()
-        .map(|text| references::text_references(text))
+        .map(|&(key, text)| references::read_member(key, text))
         .collect::<serde_json::Result<Vec<_>>>()?;
     let mut all = FxHashSet::default();
-    for set in found {
-        all.extend(set);
+    let mut members = Vec::with_capacity(read.len());
+    for (found, item) in read {
+        all.extend(found);
+        members.push(item);
     }
-    Ok(all)
+    Ok((all, members))
 }
 
 /// Add the distinct references of the tree `root` to `all`.
@@ -439,6 +448,36 @@ mod tests {
             assert_eq!(j.paths.len(), 2, "{top}");
             assert_eq!(y.paths.len(), 2, "{top}");
         }
+    }
+
+    /// A document's references are those a walk of its tree finds, a `$ref` or `mapping` key
+    /// among the path items included, read from JSON or YAML.
+    #[test]
+    fn references_are_those_of_the_tree() {
+        let json = r##"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+            "paths": {"$ref": "#/x", "mapping": {"a": "#/y", "b": {"$ref": "#/z"}},
+            "/p": {"get": {"tags": [{"$ref": "#/t"}]}}}, "components": {"$ref": "#/c"}}"##;
+        let tree: Value = serde_json::from_str(json).unwrap();
+        let mut walked: Vec<&str> = references::distinct_references(&tree).into_iter().collect();
+        walked.sort();
+        assert_eq!(walked, ["#/c", "#/t", "#/x", "#/y", "#/z"]);
+        let yaml = yaml_serde::to_string(&tree).unwrap();
+        for text in [json, &yaml] {
+            let doc = parse("t", text.as_bytes()).unwrap();
+            let mut found: Vec<&str> = doc.references().iter().map(String::as_str).collect();
+            found.sort();
+            assert_eq!(found, walked);
+        }
+    }
+
+    /// A Swagger 2.0 JSON document is parsed as a whole, so a text error in an item that a
+    /// repeated key replaces is still an error.
+    #[test]
+    fn a_swagger_document_is_parsed_whole() {
+        let text = r#"{"swagger": "2.0", "info": {"title": "t", "version": "1"},
+            "paths": {"/a": {"get": {"description": "\ud800"}}, "/a": {"get": {}}}}"#;
+        let e = parse("t.json", text.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("t.json:2:"), "{e}");
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Paths: a document's path items kept as JSON text, each parsed when a tool or a pointer needs
 //! it, so that the tree of a large document never holds every path item at once.
 
+use super::references::ItemMember;
+#[cfg(doc)]
+use super::references::read_item;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::ops::Range;
@@ -21,6 +24,8 @@ pub struct Paths {
 #[derive(Debug, Clone)]
 struct Item {
     text: Range<usize>,
+    /// Its members as read with its references (see [`read_item`]).
+    members: Option<Vec<ItemMember>>,
     tree: OnceLock<Option<Value>>,
 }
 
@@ -28,6 +33,7 @@ struct Item {
 #[derive(Debug, Clone, Copy)]
 pub struct PathItem<'p> {
     text: &'p str,
+    members: Option<&'p [ItemMember]>,
     tree: &'p OnceLock<Option<Value>>,
 }
 
@@ -35,6 +41,12 @@ impl<'p> PathItem<'p> {
     /// The item as JSON text.
     pub fn text(self) -> &'p str {
         self.text
+    }
+
+    /// Its members, in document order, each with what its value says of an operation; `None`
+    /// when the item is not an object or repeats a key (see [`read_item`]).
+    pub fn members(self) -> Option<&'p [ItemMember]> {
+        self.members
     }
 
     /// The item parsed afresh, for a caller that drops it when done.
@@ -59,8 +71,15 @@ impl Paths {
         let items = items
             .into_iter()
             .map(|(k, text)| {
-                let tree = OnceLock::new();
-                (k, Item { text, tree })
+                let (members, tree) = (None, OnceLock::new());
+                (
+                    k,
+                    Item {
+                        text,
+                        members,
+                        tree,
+                    },
+                )
             })
             .collect();
         Paths {
@@ -105,10 +124,18 @@ impl Paths {
         Ok(())
     }
 
+    /// Give the items their members (as [`read_item`] found them), in order.
+    pub(super) fn set_members(&mut self, members: Vec<Option<Vec<ItemMember>>>) {
+        for (item, members) in self.items.values_mut().zip(members) {
+            item.members = members;
+        }
+    }
+
     fn item<'p>(&'p self, item: &'p Item) -> PathItem<'p> {
         PathItem {
             // The reader made the ranges of this text.
             text: self.source.get(item.text.clone()).unwrap_or_default(),
+            members: item.members.as_deref(),
             tree: &item.tree,
         }
     }

@@ -84,27 +84,67 @@ pub fn distinct_references(root: &Value) -> FxHashSet<&str> {
 /// without building the tree (unless an object repeats a key, where the tree keeps only the
 /// last value: then the tree is built and walked).
 pub fn text_references(text: &str) -> serde_json::Result<FxHashSet<String>> {
+    read_item(text).map(|(found, _)| found)
+}
+
+/// A member of a path item, as listing the item's operations needs it: its key, whether its
+/// value is an object, and that object's `operationId`, `tags` and `deprecated` values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemMember {
+    pub key: String,
+    pub object: bool,
+    pub operation_id: Option<Value>,
+    pub tags: Option<Value>,
+    pub deprecated: Option<Value>,
+}
+
+/// [`read_item`] for the member `key` of a `paths` object: a `$ref` string, or a `mapping`
+/// object's values, there are references too (as [`each_reference`] finds them in a tree).
+pub fn read_member(
+    key: &str,
+    text: &str,
+) -> serde_json::Result<(FxHashSet<String>, Option<Vec<ItemMember>>)> {
+    let (mut found, members) = read_item(text)?;
+    if key == "$ref" || key == "mapping" {
+        let value: Value = serde_json::from_str(text)?;
+        member_references(key, &value, &mut |r: &str| {
+            found.insert(r.to_string());
+        });
+    }
+    Ok((found, members))
+}
+
+/// A path item's text read once: its distinct references (as [`text_references`]), and its
+/// members as [`ItemMember`]s, in document order. The members are `None` when the item is not
+/// an object, or repeats a key (in the item or in an object it holds).
+pub fn read_item(text: &str) -> serde_json::Result<(FxHashSet<String>, Option<Vec<ItemMember>>)> {
     use serde::de::DeserializeSeed;
     let mut found = FxHashSet::default();
     let mut keys = Vec::new();
+    let mut members = None;
     let mut de = serde_json::Deserializer::from_str(text);
     let read = Walk {
         found: &mut found,
         keys: &mut keys,
-        role: Role::default(),
+        members: &mut members,
+        role: Role {
+            item: true,
+            ..Role::default()
+        },
     }
     .deserialize(&mut de);
     match read {
         Ok(()) => {
             de.end()?;
-            Ok(found)
+            Ok((found, members))
         }
         Err(e) if e.to_string().starts_with(REPEATED) => {
             let tree: Value = serde_json::from_str(text)?;
-            Ok(distinct_references(&tree)
+            let found = distinct_references(&tree)
                 .into_iter()
                 .map(str::to_string)
-                .collect())
+                .collect();
+            Ok((found, None))
         }
         Err(e) => Err(e),
     }
@@ -125,6 +165,13 @@ struct Role {
     reference: bool,
     /// An object here is a discriminator `mapping`: the value of a `mapping` member.
     mapping: bool,
+    /// The value is a path item: its members are listed.
+    item: bool,
+    /// The value is a member of a path item: an object here may be an operation.
+    operation: bool,
+    /// The value is this member of an operation (its key is `operationId`, `tags` or
+    /// `deprecated`: 1, 2, 3; 0 for any other).
+    field: u8,
 }
 
 /// Reads one JSON value, adding the references in it to `found`.
@@ -132,6 +179,8 @@ struct Walk<'f> {
     found: &'f mut FxHashSet<String>,
     /// Hashes of the keys of the objects being read, innermost last.
     keys: &'f mut Vec<u64>,
+    /// The path item's members, once the item is known to be an object.
+    members: &'f mut Option<Vec<ItemMember>>,
     role: Role,
 }
 
@@ -142,27 +191,41 @@ impl<'de> serde::de::DeserializeSeed<'de> for Walk<'_> {
     }
 }
 
-/// A member's key: its role, and a hash of it (to find repeats).
-struct Key(Role, u64);
+/// A member's key: its role, a hash of it (to find repeats), and the key itself when asked for.
+struct Key(Role, u64, Option<String>);
 
-impl<'de> serde::Deserialize<'de> for Key {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E>(self, k: &str) -> Result<Key, E> {
-                use std::hash::BuildHasher;
-                let role = Role {
-                    reference: k == "$ref",
-                    mapping: k == "mapping",
-                };
-                Ok(Key(role, rustc_hash::FxBuildHasher.hash_one(k)))
-            }
-        }
-        d.deserialize_str(V)
+/// Reads a [`Key`], keeping the key itself when `keep`.
+struct KeySeed {
+    keep: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl serde::de::Visitor<'_> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, k: &str) -> Result<Key, E> {
+        use std::hash::BuildHasher;
+        let role = Role {
+            reference: k == "$ref",
+            mapping: k == "mapping",
+            field: match k {
+                "operationId" => 1,
+                "tags" => 2,
+                "deprecated" => 3,
+                _ => 0,
+            },
+            ..Role::default()
+        };
+        let hash = rustc_hash::FxBuildHasher.hash_one(k);
+        Ok(Key(role, hash, self.keep.then(|| k.to_string())))
     }
 }
 
@@ -182,9 +245,24 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         use serde::de::Error;
-        let in_mapping = self.role.mapping;
+        let Role {
+            mapping: in_mapping,
+            item,
+            operation,
+            ..
+        } = self.role;
+        if item {
+            *self.members = Some(Vec::new());
+        }
+        let head = match (operation, self.members.as_mut()) {
+            (true, Some(members)) => members.last_mut(),
+            _ => None,
+        };
+        if let Some(head) = head {
+            head.object = true;
+        }
         let start = self.keys.len();
-        while let Some(Key(mut role, hash)) = map.next_key()? {
+        while let Some(Key(mut role, hash, key)) = map.next_key_seed(KeySeed { keep: item })? {
             // A hash met twice is taken for a repeat (rarely wrongly: the tree walk is exact).
             let mine = &self.keys[start..];
             if mine.len() >= MAX_CHECKED_KEYS || mine.contains(&hash) {
@@ -192,9 +270,38 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
             }
             self.keys.push(hash);
             role.reference |= in_mapping;
+            if let (Some(key), Some(members)) = (key, self.members.as_mut()) {
+                members.push(ItemMember {
+                    key,
+                    ..ItemMember::default()
+                });
+            }
+            role.operation = item;
+            let head = match (operation, self.members.as_mut()) {
+                (true, Some(members)) if role.field > 0 => members.last_mut(),
+                _ => None,
+            };
+            if let Some(head) = head {
+                // Kept as a tree for the listing (small), and walked for references.
+                let value: Value = map.next_value()?;
+                if let (true, Value::String(r)) = (role.reference, &value) {
+                    self.found.insert(r.clone());
+                }
+                each_reference(&value, |r| {
+                    self.found.insert(r.to_string());
+                });
+                let slot = match role.field {
+                    1 => &mut head.operation_id,
+                    2 => &mut head.tags,
+                    _ => &mut head.deprecated,
+                };
+                *slot = Some(value);
+                continue;
+            }
             map.next_value_seed(Walk {
                 found: self.found,
                 keys: self.keys,
+                members: self.members,
                 role,
             })?;
         }
@@ -207,6 +314,7 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
             .next_element_seed(Walk {
                 found: &mut *self.found,
                 keys: &mut *self.keys,
+                members: &mut *self.members,
                 role: Role::default(),
             })?
             .is_some()
@@ -260,6 +368,61 @@ mod tests {
                 "other.yaml"
             ]
         );
+    }
+
+    /// A path item's members are read with its references: each key (unescaped), whether its
+    /// value is an object, and that object's operationId, tags and deprecated, whose references
+    /// count too; no members for an item that is not an object or repeats a key.
+    #[test]
+    fn item_members_are_read_with_the_references() {
+        let text = r##"{"get": {"operationId": "g", "tags": ["a", {"$ref": "#/t"}], "x": {"$ref": "#/x"}},
+            "mapping": {"tags": "#/m", "deprecated": {"$ref": "#/d"}}, "parameters": [],
+            "p\u0075t": {"deprecated": true}}"##;
+        let (found, members) = read_item(text).unwrap();
+        let tree: Value = serde_json::from_str(text).unwrap();
+        let mut found: Vec<String> = found.into_iter().collect();
+        found.sort();
+        let mut walked: Vec<&str> = distinct_references(&tree).into_iter().collect();
+        walked.sort();
+        assert_eq!(found, walked);
+        assert_eq!(walked, ["#/d", "#/m", "#/t", "#/x"]);
+        let member =
+            |key: &str, object, o: Option<Value>, t: Option<Value>, d: Option<Value>| ItemMember {
+                key: key.into(),
+                object,
+                operation_id: o,
+                tags: t,
+                deprecated: d,
+            };
+        let json = |t: &str| Some(serde_json::from_str::<Value>(t).unwrap());
+        assert_eq!(
+            members.unwrap(),
+            [
+                member(
+                    "get",
+                    true,
+                    json(r#""g""#),
+                    json(r##"["a", {"$ref": "#/t"}]"##),
+                    None
+                ),
+                member(
+                    "mapping",
+                    true,
+                    None,
+                    json(r##""#/m""##),
+                    json(r##"{"$ref": "#/d"}"##)
+                ),
+                member("parameters", false, None, None, None),
+                member("put", true, None, None, json("true")),
+            ]
+        );
+        for odd in [
+            r#"{"get": {"tags": [], "tags": []}}"#,
+            "[{}]",
+            r#"{"a": 1, "a": 2}"#,
+        ] {
+            assert_eq!(read_item(odd).unwrap().1, None, "{odd}");
+        }
     }
 
     /// Read from text, the references are those found in the tree.
