@@ -354,6 +354,25 @@ mod tests {
         assert!(compared > 80, "{compared}");
     }
 
+    /// An item's operations are listed from its members whatever else it holds: a repeated
+    /// key or a large object in an extension does not send it to the full reader, whose error
+    /// about an operation the filters may drop would stop the listing.
+    #[test]
+    fn the_listing_does_not_read_unrelated_members() {
+        let many: String = (0..300).map(|i| format!(r#""k{i}": {i}, "#)).collect();
+        for extra in [r#""k": 1, "k": 2"#.to_string(), format!("{many}\"end\": 0")] {
+            let text = format!(
+                r#"{{"openapi": "3.1.0", "info": {{"title": "t", "version": "1"}}, "paths": {{"/a":
+                {{"get": {{"operationId": "g"}}, "put": {{"parameters": 5}}, "x-a": {{{extra}}}}}}}}}"#
+            );
+            let doc = crate::read::parse("t.json", text.as_bytes()).unwrap();
+            let (outline, _) = outline(&doc, |_| ()).unwrap();
+            let ids: Vec<_> = outline.entries.iter().map(|e| e.method).collect();
+            assert_eq!(ids, [Method::Get, Method::Put]);
+            assert!(read(&doc).is_err());
+        }
+    }
+
     fn api(text: &str) -> Result<usize> {
         let doc = crate::read::parse("t.yaml", text.as_bytes())?;
         Ok(read(&doc)?.operations.len())

@@ -50,7 +50,7 @@ impl<'a> Reader<'a> {
         Ok((outline, xs))
     }
 
-    /// The entries of path item `i` at `path`: from its text when it is a plain object of
+    /// The entries of path item `i` at `path`: from its members when it is a plain object of
     /// well-typed operations, else read in full (for a `$ref`, or for the reader's message).
     fn entries(
         &self,
@@ -98,13 +98,13 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// An operation as listed from text: method, operationId, tags, deprecated.
+/// An operation as listed from its item's members: method, operationId, tags, deprecated.
 type Listed = (Method, Option<String>, Vec<String>, bool);
 
 /// The operations of a path item as its members were read with its references, read as the
 /// reader reads their operationId, tags and deprecation, when the item is an object without
 /// `$ref` whose operations are objects with those three of the types the reader accepts;
-/// `None` otherwise (and when the item's members were not listed: see [`PathItem::members`]).
+/// `None` otherwise (and for an item that is not an object: see [`PathItem::members`]).
 fn light_entries(item: PathItem<'_>) -> Option<Vec<Listed>> {
     let members = item.members()?;
     if members.iter().any(|m| m.key == "$ref") {

@@ -44,7 +44,7 @@ impl<'p> PathItem<'p> {
     }
 
     /// Its members, in document order, each with what its value says of an operation; `None`
-    /// when the item is not an object or repeats a key (see [`read_item`]).
+    /// when the item is not an object (see [`read_item`]).
     pub fn members(self) -> Option<&'p [ItemMember]> {
         self.members
     }

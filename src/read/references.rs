@@ -115,8 +115,8 @@ pub fn read_member(
 }
 
 /// A path item's text read once: its distinct references (as [`text_references`]), and its
-/// members as [`ItemMember`]s, in document order. The members are `None` when the item is not
-/// an object, or repeats a key (in the item or in an object it holds).
+/// members as [`ItemMember`]s, in document order (`None` when the item is not an object). Where
+/// an object in it repeats a key, the text is read as a tree instead, whose last values count.
 pub fn read_item(text: &str) -> serde_json::Result<(FxHashSet<String>, Option<Vec<ItemMember>>)> {
     use serde::de::DeserializeSeed;
     let mut found = FxHashSet::default();
@@ -144,10 +144,22 @@ pub fn read_item(text: &str) -> serde_json::Result<(FxHashSet<String>, Option<Ve
                 .into_iter()
                 .map(str::to_string)
                 .collect();
-            Ok((found, None))
+            Ok((found, tree_members(&tree)))
         }
         Err(e) => Err(e),
     }
+}
+
+/// [`ItemMember`]s of a path item's tree (each key's last value, as any reader of the tree sees).
+fn tree_members(item: &Value) -> Option<Vec<ItemMember>> {
+    let members = item.as_object()?.iter().map(|(key, value)| ItemMember {
+        key: key.clone(),
+        object: value.is_object(),
+        operation_id: value.get("operationId").cloned(),
+        tags: value.get("tags").cloned(),
+        deprecated: value.get("deprecated").cloned(),
+    });
+    Some(members.collect())
 }
 
 /// The message that stops a text walk at an object that repeats a key (or has too many keys to
@@ -372,7 +384,8 @@ mod tests {
 
     /// A path item's members are read with its references: each key (unescaped), whether its
     /// value is an object, and that object's operationId, tags and deprecated, whose references
-    /// count too; no members for an item that is not an object or repeats a key.
+    /// count too; a repeated key anywhere keeps its last value, as in a tree; no members for an
+    /// item that is not an object.
     #[test]
     fn item_members_are_read_with_the_references() {
         let text = r##"{"get": {"operationId": "g", "tags": ["a", {"$ref": "#/t"}], "x": {"$ref": "#/x"}},
@@ -416,13 +429,17 @@ mod tests {
                 member("put", true, None, None, json("true")),
             ]
         );
-        for odd in [
-            r#"{"get": {"tags": [], "tags": []}}"#,
-            "[{}]",
-            r#"{"a": 1, "a": 2}"#,
-        ] {
-            assert_eq!(read_item(odd).unwrap().1, None, "{odd}");
-        }
+        assert_eq!(read_item("[{}]").unwrap().1, None);
+        let repeated =
+            r#"{"get": {"tags": [1], "tags": ["b"]}, "a": 1, "x": {"k": 1, "k": 2}, "a": {}}"#;
+        assert_eq!(
+            read_item(repeated).unwrap().1.unwrap(),
+            [
+                member("get", true, None, json(r#"["b"]"#), None),
+                member("a", true, None, None, None),
+                member("x", true, None, None, None),
+            ]
+        );
     }
 
     /// Read from text, the references are those found in the tree.
