@@ -30,13 +30,13 @@ pub(super) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
 
 /// A document read by [`parse_document`]: the top-level object without `paths` (when that is
 /// an object), the path items, and the references in the items' text.
-pub(super) type Document = (Map<String, Value>, Paths, FxHashSet<String>);
+pub(super) type Parsed = (Map<String, Value>, Paths, FxHashSet<String>);
 
 /// A document's text (from byte `from`, past a byte order mark) parsed, its path items kept as
 /// text (ranges of `text`, which they keep) and their references found while the rest parses.
 /// `text` back when it is not one JSON object with an object or no `paths`, is a Swagger 2.0
 /// document, or an item's text does not read.
-pub(super) fn parse_document(text: String, from: usize) -> Result<Document, String> {
+pub(super) fn parse_document(text: String, from: usize) -> Result<Parsed, String> {
     let Some((root, at, ranges, (references, members))) =
         text.get(from..).and_then(|t| parts(&text, t))
     else {
