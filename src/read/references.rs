@@ -1,5 +1,5 @@
-//! References: every `$ref` string and discriminator `mapping` value in a tree, one at a time or
-//! as the set of distinct ones.
+//! References: every `$ref` string and discriminator `mapping` value in a tree, or in a path
+//! item's text (read once, with the members listing the item's operations needs).
 
 use rustc_hash::FxHashSet;
 use serde_json::Value;
@@ -80,13 +80,6 @@ pub fn distinct_references(root: &Value) -> FxHashSet<&str> {
         })
 }
 
-/// The distinct references in JSON `text`, as [`each_reference`] finds them in its tree, read
-/// without building the tree (unless an object repeats a key, where the tree keeps only the
-/// last value: then the tree is built and walked).
-pub fn text_references(text: &str) -> serde_json::Result<FxHashSet<String>> {
-    read_item(text).map(|(found, _)| found)
-}
-
 /// A member of a path item, as listing the item's operations needs it: its key, whether its
 /// value is an object, and that object's `operationId`, `tags` and `deprecated` values.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -114,9 +107,10 @@ pub fn read_member(
     Ok((found, members))
 }
 
-/// A path item's text read once: its distinct references (as [`text_references`]), and its
-/// members as [`ItemMember`]s, in document order (`None` when the item is not an object). Where
-/// an object in it repeats a key, the text is read as a tree instead, whose last values count.
+/// A path item's text read once, without building its tree: its distinct references (as
+/// [`each_reference`] finds them in the tree), and its members as [`ItemMember`]s, in document
+/// order (`None` when the item is not an object). Where an object in it repeats a key, the
+/// text is read as a tree instead, whose last values count.
 pub fn read_item(text: &str) -> serde_json::Result<(FxHashSet<String>, Option<Vec<ItemMember>>)> {
     use serde::de::DeserializeSeed;
     let mut found = FxHashSet::default();
@@ -442,6 +436,10 @@ mod tests {
         );
     }
 
+    fn text_refs(text: &str) -> serde_json::Result<FxHashSet<String>> {
+        read_item(text).map(|(found, _)| found)
+    }
+
     /// Read from text, the references are those found in the tree.
     #[test]
     fn text_references_are_the_tree_references() {
@@ -452,19 +450,16 @@ mod tests {
             "list": [{"$ref": "#/e"}, [{"mapping": {"z": "#/f"}}], "#/not-a-ref", {"$ref": 5}, {"mapping": "#/no"}],
             "paths": {"/p": {"get": {"$ref": "other.yaml", "x": "#/not"}}}
         });
-        let text = super::text_references(&tree.to_string()).unwrap();
+        let text = text_refs(&tree.to_string()).unwrap();
         let mut text: Vec<&str> = text.iter().map(String::as_str).collect();
         let mut found: Vec<&str> = distinct_references(&tree).into_iter().collect();
         found.sort();
         text.sort();
         assert_eq!(text, found);
-        assert!(super::text_references("{\"a\": [1,}").is_err());
+        assert!(text_refs("{\"a\": [1,}").is_err());
         // A repeated key: the tree keeps its last value only, and so does the text's reading.
         let repeated = r##"{"s": {"$ref": "#/first"}, "t": [{"x": 1, "$ref": "#/kept"}], "s": {"$ref": "#/last"}}"##;
-        let mut found: Vec<String> = super::text_references(repeated)
-            .unwrap()
-            .into_iter()
-            .collect();
+        let mut found: Vec<String> = text_refs(repeated).unwrap().into_iter().collect();
         found.sort();
         assert_eq!(found, ["#/kept", "#/last"]);
     }
