@@ -19,6 +19,9 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 const CHUNK: usize = 16;
 /// Chunks built ahead of the writer, per thread.
 const AHEAD: usize = 2;
+/// A new chunk buffer's capacity: most chunks fit, so that a chunk is not copied again and
+/// again as its buffer grows (memory is only taken as it is written).
+const BUFFER: usize = 1 << 20;
 /// Most threads by default (the calling thread among them).
 const MAX_WORKERS: usize = 4;
 /// Most threads asked for with `--threads`.
@@ -173,7 +176,8 @@ impl<'d> Run<'_, 'd> {
 
     /// Chunk `chunk`'s tools as JSON lines, in a spare buffer.
     fn build(&self, chunk: usize, builder: &mut Builder<'d>) -> Result<Vec<u8>> {
-        let mut text = self.lock().spare.pop().unwrap_or_default();
+        let spare = self.lock().spare.pop();
+        let mut text = spare.unwrap_or_else(|| Vec::with_capacity(BUFFER));
         for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(self.plan.len()) {
             let tool = self.plan.build(i, builder)?;
             text.extend_from_slice(line_separator(i));

@@ -12,11 +12,27 @@ use serde_json::{Map, Value};
 /// Deepest schema nesting we convert (the parsers already stop at 128 levels).
 const MAX_DEPTH: usize = 256;
 
+/// What [`Converter::conv_object`] notes of a schema's keywords while walking them.
+#[derive(Default)]
+struct Seen<'v> {
+    /// `nullable: true`.
+    nullable: bool,
+    /// The `example` value.
+    example: Option<&'v Value>,
+    /// `exclusiveMinimum: true`, `exclusiveMaximum: true` (the 3.0 form).
+    exclusive: [bool; 2],
+    /// `type: file` (Swagger 2.0).
+    file: bool,
+}
+
 impl Converter<'_> {
     /// Whether `obj[key] == v` only repeats the same keyword of the schema `obj`'s `$ref` names.
     fn repeats_target(&self, obj: &Map<String, Value>, key: &str, v: &Value) -> bool {
-        obj.get("$ref")
-            .and_then(Value::as_str)
+        // Most schemas with a description have no `$ref`: a scan of a few keys is cheaper than
+        // hashing one.
+        obj.iter()
+            .find(|(k, _)| *k == "$ref")
+            .and_then(|(_, r)| r.as_str())
             .and_then(|r| refs::lookup(self.root, r))
             .and_then(|target| target.get(key))
             .is_some_and(|t| t == v)
@@ -107,14 +123,29 @@ impl Converter<'_> {
         let room = if depth == 0 { 2 } else { 0 };
         let mut out = Map::with_capacity(obj.len() + room);
         let mut hidden: Vec<String> = Vec::new();
+        // What the rewrites after the walk need, noted on the way instead of looked up again.
+        let mut seen = Seen::default();
         for (k, v) in obj {
             let key = k.as_str();
             let kept: Option<Value> = match key {
                 _ if key.starts_with("x-") => None,
-                "nullable" | "example" | "xml" | "externalDocs" | "$schema" | "$id" | "$anchor"
-                | "$dynamicAnchor" | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor"
-                | "$vocabulary" | "$defs" | "definitions" | "additionalItems" => None,
-                "exclusiveMinimum" | "exclusiveMaximum" => v.is_number().then(|| v.clone()),
+                "nullable" => {
+                    seen.nullable = v.as_bool() == Some(true);
+                    None
+                }
+                "example" => {
+                    seen.example = Some(v);
+                    None
+                }
+                "xml" | "externalDocs" | "$schema" | "$id" | "$anchor" | "$dynamicAnchor"
+                | "$dynamicRef" | "$recursiveRef" | "$recursiveAnchor" | "$vocabulary"
+                | "$defs" | "definitions" | "additionalItems" => None,
+                "exclusiveMinimum" | "exclusiveMaximum" => {
+                    if v.as_bool() == Some(true) {
+                        seen.exclusive[usize::from(key == "exclusiveMaximum")] = true;
+                    }
+                    v.is_number().then(|| v.clone())
+                }
                 "$ref" => match v.as_str() {
                     Some(r) => {
                         let (id, name) = self.register(r, at)?;
@@ -169,7 +200,10 @@ impl Converter<'_> {
                 "prefixItems" | "allOf" | "anyOf" | "oneOf" => {
                     self.conv_list(v, dir, at, refs, depth)?
                 }
-                "type" => clean_type(v),
+                "type" => {
+                    seen.file = v.as_str() == Some("file");
+                    clean_type(v)
+                }
                 "required" => clean_required(v),
                 "examples" => match v {
                     Value::Array(items) => examples(items.iter()),
@@ -231,28 +265,26 @@ impl Converter<'_> {
             }
         }
         // OpenAPI 3.0 boolean exclusive bounds become the numeric 2020-12 form.
-        for (flag, bound) in [
+        for (exclusive, (flag, bound)) in seen.exclusive.into_iter().zip([
             ("exclusiveMinimum", "minimum"),
             ("exclusiveMaximum", "maximum"),
-        ] {
-            if obj.get(flag) == Some(&Value::Bool(true))
-                && let Some(b) = out.remove(bound)
-            {
+        ]) {
+            if exclusive && let Some(b) = out.remove(bound) {
                 out.insert(flag.into(), b);
             }
         }
-        if let Some(ex) = obj.get("example")
+        if let Some(ex) = seen.example
             && !out.contains_key("examples")
             && let Some(list) = examples(std::iter::once(ex))
         {
             out.insert("examples".into(), list);
         }
-        if obj.get("type").and_then(Value::as_str) == Some("file") {
+        if seen.file {
             out.insert("type".into(), Value::String("string".into()));
             out.entry("contentEncoding")
                 .or_insert_with(|| Value::String("base64".into()));
         }
-        if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
+        if seen.nullable {
             out = nullable(out);
         }
         Ok(Value::Object(out))
