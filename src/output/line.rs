@@ -5,18 +5,8 @@
 //! mostly long descriptions and shared definitions.
 
 use super::emit::{META_KEY, Shape, api_description};
+use crate::schema::{write_str, write_value};
 use crate::tool::{ArgIn, Call, Tool};
-
-/// Append `s` as a JSON string.
-fn write_str(out: &mut Vec<u8>, s: &str) {
-    // Writing into a `Vec` cannot fail.
-    let _ = serde_json::to_writer(out, s);
-}
-
-/// Append `v` as compact JSON.
-fn write_value(out: &mut Vec<u8>, v: &serde_json::Value) {
-    let _ = serde_json::to_writer(out, v);
-}
 
 /// Append `t` in `shape` as compact JSON.
 pub(crate) fn write(out: &mut Vec<u8>, t: &Tool, shape: Shape) {

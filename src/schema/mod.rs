@@ -32,6 +32,7 @@ mod values;
 pub use defs::{key_safe, stable_hash};
 pub use limits::{Limits, json_size};
 pub use output::Schema;
+pub(crate) use output::{write_str, write_value};
 
 use crate::error::{Error, Result};
 use crate::read::pointer::{self as refs, Tree};
@@ -95,7 +96,12 @@ impl Converted {
 
 /// `value` as compact JSON text.
 fn render(value: &Value) -> Box<str> {
-    value.to_string().into_boxed_str()
+    let mut text = Vec::new();
+    output::write_value(&mut text, value);
+    // Written from `&str`s and JSON punctuation only, so always UTF-8.
+    String::from_utf8(text)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        .into_boxed_str()
 }
 
 /// Converts schemas of one document, caching each referenced definition per direction.

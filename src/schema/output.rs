@@ -68,8 +68,7 @@ impl Schema {
     /// definition copied from its text rendered once ([`Converted::compact`]) instead of written
     /// again for every tool that carries it.
     pub(crate) fn write_compact(&self, out: &mut Vec<u8>) {
-        // Writing into a `Vec` cannot fail.
-        let _ = serde_json::to_writer(&mut *out, &self.root);
+        write_value(out, &self.root);
         let Value::Object(root) = &self.root else {
             return;
         };
@@ -93,7 +92,7 @@ impl Schema {
             if i > 0 {
                 out.push(b',');
             }
-            let _ = serde_json::to_writer(&mut *out, &**k);
+            write_str(out, k);
             out.push(b':');
             out.extend_from_slice(c.compact().as_bytes());
         }
@@ -122,4 +121,84 @@ fn serialize<S: serde::Serializer>(schema: &Schema, s: S) -> std::result::Result
     }
     m.serialize_entry("$defs", &Defs(&schema.defs))?;
     m.end()
+}
+
+/// Append `v` as compact JSON: the bytes of `serde_json::to_writer`, with strings that escape
+/// nothing (most of them) copied as they are instead of checked byte by byte.
+pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(m) => {
+            out.push(b'{');
+            for (i, (k, item)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, k);
+                out.push(b':');
+                write_value(out, item);
+            }
+            out.push(b'}');
+        }
+        // Writing into a `Vec` cannot fail.
+        scalar => {
+            let _ = serde_json::to_writer(out, scalar);
+        }
+    }
+}
+
+/// Append `s` as a JSON string, as `serde_json` writes it.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    // Without a byte to escape (a control character, `"` or `\`), the text is written as it
+    // is; the check is a plain fold, which is vectorized.
+    let escapes = s.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if escapes {
+        let _ = serde_json::to_writer(out, s);
+    } else {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    fn same(v: &Value) {
+        let mut ours = Vec::new();
+        super::write_value(&mut ours, v);
+        assert!(ours == serde_json::to_vec(v).unwrap(), "{v}");
+    }
+
+    /// The bytes of `serde_json::to_writer`, for every spec in `specs/` and strings with every
+    /// byte that escapes (or not) at every place.
+    #[test]
+    fn compact_text_is_serde_json_s() {
+        for (_, v) in crate::test_support::spec_trees() {
+            same(&v);
+        }
+        for c in (0u8..0x80).map(char::from).chain(['é', '\u{2028}', '😀']) {
+            for s in [
+                c.to_string(),
+                format!("ab{c}"),
+                format!("{c}{}", "x".repeat(40)),
+            ] {
+                same(&json!({ s.clone(): [s, 1, -2.5, null, true, {}, []] }));
+            }
+        }
+    }
 }
