@@ -83,12 +83,74 @@ pub fn method_path_words(method: Method, path: &str) -> String {
 fn styled(raw: &str, style: NameStyle) -> String {
     let separator = separator(style);
     let converted = match style {
-        NameStyle::Snake => raw.to_snake_case(),
+        NameStyle::Snake => snake_case(raw),
         NameStyle::Camel => raw.to_lower_camel_case(),
         NameStyle::Kebab => raw.to_kebab_case(),
         NameStyle::Original => raw.to_string(),
     };
     sanitize(&converted, separator)
+}
+
+/// `heck`'s snake case (`listPets` -> `list_pets`), worked out directly for ASCII text (names
+/// nearly always are): `heck` writes each character through a formatter, a large share of
+/// naming a large API's tools.
+pub fn snake_case(s: &str) -> String {
+    let Some(words) = ascii_words(s) else {
+        return s.to_snake_case();
+    };
+    let mut out = String::with_capacity(s.len() + words.len());
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push('_');
+        }
+        out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
+    }
+    out
+}
+
+/// The words `heck` 0.5 splits ASCII text `s` into (`None` for other text): the runs of letters
+/// and digits, each split where a lower-case letter is followed by a capital (`listPets`) and
+/// before the last capital of a run that a lower-case letter follows (`HTTPServer`: `HTTP`,
+/// `Server`); a digit continues whatever came before it.
+pub fn ascii_words(s: &str) -> Option<Vec<&str>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mode {
+        Boundary,
+        Lower,
+        Upper,
+    }
+    if !s.is_ascii() {
+        return None;
+    }
+    let mut words = Vec::new();
+    for word in s.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let b = word.as_bytes();
+        let (mut init, mut mode) = (0, Mode::Boundary);
+        for i in 0..b.len() {
+            let c = b[i];
+            let Some(&next) = b.get(i + 1) else {
+                words.push(&word[init..]);
+                break;
+            };
+            let next_mode = if c.is_ascii_lowercase() {
+                Mode::Lower
+            } else if c.is_ascii_uppercase() {
+                Mode::Upper
+            } else {
+                mode
+            };
+            if next_mode == Mode::Lower && next.is_ascii_uppercase() {
+                words.push(&word[init..=i]);
+                (init, mode) = (i + 1, Mode::Boundary);
+            } else if mode == Mode::Upper && c.is_ascii_uppercase() && next.is_ascii_lowercase() {
+                words.push(&word[init..i]);
+                (init, mode) = (i, Mode::Boundary);
+            } else {
+                mode = next_mode;
+            }
+        }
+    }
+    Some(words)
 }
 
 fn separator(style: NameStyle) -> char {
@@ -202,7 +264,7 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
 
 /// `get_pets_by_pet_id` -> `Get pets by pet id`: a readable title from a name.
 pub fn readable(name: &str) -> String {
-    let words = name.to_snake_case().replace('_', " ");
+    let words = snake_case(name).replace('_', " ");
     let mut chars = words.trim().chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -213,6 +275,45 @@ pub fn readable(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `snake_case` is `heck`'s, and `vocab::words` its words: for every string of up to six
+    /// characters from a mix of cases, digits and separators, and for every operationId and path
+    /// in `specs/`.
+    #[test]
+    fn snake_case_is_hecks() {
+        let check = |s: &str| {
+            let heck = s.to_snake_case();
+            assert_eq!(snake_case(s), heck, "{s:?}");
+            let words: Vec<String> = heck
+                .split('_')
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect();
+            assert_eq!(super::super::vocab::words(s), words, "{s:?}");
+        };
+        let alphabet = ['a', 'B', 'c', 'D', '1', '_', '-', '.', ' ', 'é'];
+        let mut strings = vec![String::new()];
+        for _ in 0..6 {
+            strings = strings
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            strings.iter().for_each(|s| check(s));
+        }
+        for (_, tree) in crate::test_support::spec_trees() {
+            let Some(paths) = tree.get("paths").and_then(|p| p.as_object()) else {
+                continue;
+            };
+            for (path, item) in paths {
+                check(path);
+                for op in item.as_object().into_iter().flat_map(|m| m.values()) {
+                    if let Some(id) = op.get("operationId").and_then(|v| v.as_str()) {
+                        check(id);
+                    }
+                }
+            }
+        }
+    }
 
     /// The ASCII path gives `heck`'s words: random names over letters, digits and separators,
     /// and names `heck` splits in its own ways (acronyms, digits, repeated separators).

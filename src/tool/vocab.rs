@@ -169,6 +169,13 @@ const WRITES: &[&str] = &[
 
 /// Split a name or sentence into lower-case words.
 pub fn words(text: &str) -> Vec<String> {
+    if let Some(words) = super::naming::ascii_words(text) {
+        return words
+            .into_iter()
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+    }
     text.to_snake_case()
         .split('_')
         .filter(|w| !w.is_empty())
