@@ -1,21 +1,24 @@
 //! JSON text -> tree with `serde_json`. A large document is parsed in parts on the thread pool:
 //! one pass over the text splits its objects down to three levels (`components.schemas.NAME`)
-//! into their members' raw texts (`serde_json::value::RawValue`), which are then parsed side by
-//! side and put together in document order. The tree is the one a plain parse gives (key
-//! order, repeated keys: the last value at the first key's place); a text that fails anywhere
-//! is parsed plainly, for the plain parse's error. A document's path items are not parsed
-//! here: the same pass finds each item's text, kept as a range of the document's text
-//! ([`Paths`]).
+//! into their members' raw texts (`serde_json::value::RawValue`), and starts parsing each on
+//! the pool as soon as it is found, while the pass reads on; the trees are put together in
+//! document order. The tree is the one a plain parse gives (key order, repeated keys: the last
+//! value at the first key's place); a text that fails anywhere is parsed plainly, for the plain
+//! parse's error. A document's path items are not parsed here: the same pass finds each item's
+//! text, kept as a range of the document's text ([`Paths`]), and starts reading it for its
+//! references and members.
 
 use super::paths::Paths;
+use super::references::ItemMember;
 use indexmap::IndexMap;
-use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::cell::Cell;
 use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
 
 /// Texts shorter than this are parsed in one piece.
 const PARALLEL_FROM: usize = 1 << 18;
@@ -65,57 +68,134 @@ type Parts = (
 );
 
 fn parts(source: &str, text: &str) -> Option<Parts> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let Top(members) = TopSeed(split_depth(text)).deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    // A Swagger 2.0 document is upgraded as a whole tree: parsed plainly, as before.
-    if members.contains_key("swagger") {
-        return None;
-    }
+    let started = Started::default();
+    let (Top(members), count) = rayon::scope(|scope| {
+        let starter = Starter::new(scope, &started);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let top = TopSeed {
+            depth: split_depth(text),
+            starter: &starter,
+        }
+        .deserialize(&mut de)
+        .ok()?;
+        de.end().ok()?;
+        Some((top, starter.count()))
+    })?;
     let at = members.values().position(|m| matches!(m, Member::Items(_)));
-    let mut leaves = Vec::new();
-    for member in members.values() {
-        if let Member::Node(node) = member {
-            node.texts(&mut leaves);
-        }
-    }
-    // The items are read while the rest parses.
-    let (items, values) = rayon::join(
-        || match members.values().find_map(Member::items) {
-            Some(items) => read_items(source, items),
-            None => Some(Default::default()),
-        },
-        || parse_texts(&leaves),
-    );
-    let ((ranges, read), values) = (items?, values?);
-    let mut values = values.into_iter();
+    let mut trees = by_number(started.trees, count);
+    let mut read = by_number(started.items, count);
     let mut root = Map::new();
+    let (mut ranges, mut references, mut item_members) = Default::default();
     for (key, member) in members {
-        if let Member::Node(node) = member {
-            root.insert(key, node.into_value(&mut values));
+        match member {
+            Member::Node(node) => {
+                root.insert(key, node.into_value(&mut trees)?);
+            }
+            Member::Items(items) => {
+                (ranges, (references, item_members)) = items_read(source, items, &mut read)?;
+            }
         }
     }
-    Some((root, at, ranges, read))
+    Some((root, at, ranges, (references, item_members)))
 }
 
-/// Path items' ranges in `source` and what reading their texts found.
-fn read_items(
+/// The path items' ranges in `source`, with their references and members as read.
+fn items_read(
     source: &str,
-    items: &IndexMap<String, &RawValue>,
+    items: IndexMap<String, (&RawValue, usize)>,
+    read: &mut [Option<ItemRead>],
 ) -> Option<(IndexMap<String, Range<usize>>, super::ItemsRead)> {
-    let texts: Vec<(&str, &str)> = items
-        .iter()
-        .map(|(k, raw)| (k.as_str(), raw.get()))
-        .collect();
-    let read = super::read_texts(&texts).ok()?;
     let base = source.as_ptr() as usize;
-    let ranges = items.iter().map(|(k, raw)| {
+    let mut ranges = IndexMap::with_capacity(items.len());
+    let mut references = FxHashSet::default();
+    let mut members = Vec::with_capacity(items.len());
+    for (key, (raw, n)) in items {
+        let (found, item) = read.get_mut(n)?.take()?;
+        references.extend(found);
+        members.push(item);
         let start = (raw.get().as_ptr() as usize).checked_sub(base)?;
         let range = start..start + raw.get().len();
         source.get(range.clone())?;
-        Some((k.clone(), range))
-    });
-    Some((ranges.collect::<Option<_>>()?, read))
+        ranges.insert(key, range);
+    }
+    Some((ranges, (references, members)))
+}
+
+/// What reading a path item's text finds: its references and members.
+type ItemRead = (FxHashSet<String>, Option<Vec<ItemMember>>);
+
+/// Work the pass over a text starts on the pool as it finds the pieces, each numbered in the
+/// order found: each raw text's tree, and what reading each path item's text finds (`None`
+/// where that failed).
+#[derive(Default)]
+struct Started {
+    trees: Mutex<Vec<(usize, Option<Value>)>>,
+    items: Mutex<Vec<(usize, Option<ItemRead>)>>,
+}
+
+/// Starts the work of [`Started`] as the pass finds it, so that the rest of the text is read
+/// while the pieces found so far parse.
+struct Starter<'s, 'scope> {
+    scope: &'s rayon::Scope<'scope>,
+    started: &'scope Started,
+    next: Cell<usize>,
+}
+
+impl<'s, 'scope> Starter<'s, 'scope> {
+    fn new(scope: &'s rayon::Scope<'scope>, started: &'scope Started) -> Self {
+        Starter {
+            scope,
+            started,
+            next: Cell::new(0),
+        }
+    }
+
+    /// How many pieces were started.
+    fn count(&self) -> usize {
+        self.next.get()
+    }
+
+    fn number(&self) -> usize {
+        let n = self.next.get();
+        self.next.set(n + 1);
+        n
+    }
+
+    /// Parse `raw` on the pool; its number.
+    fn tree(&self, raw: &'scope RawValue) -> usize {
+        let (n, started) = (self.number(), self.started);
+        self.scope.spawn(move |_| {
+            let tree = serde_json::from_str(raw.get()).ok();
+            lock(&started.trees).push((n, tree));
+        });
+        n
+    }
+
+    /// Read the text `raw` of path item `key` on the pool; its number.
+    fn item(&self, key: &str, raw: &'scope RawValue) -> usize {
+        let (n, started, key) = (self.number(), self.started, key.to_string());
+        self.scope.spawn(move |_| {
+            let read = super::references::read_member(&key, raw.get()).ok();
+            lock(&started.items).push((n, read));
+        });
+        n
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The results of [`Started`] by number, `count` of them.
+fn by_number<T>(results: Mutex<Vec<(usize, Option<T>)>>, count: usize) -> Vec<Option<T>> {
+    let mut slots: Vec<Option<T>> = std::iter::repeat_with(|| None).take(count).collect();
+    let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    for (n, result) in results {
+        if let Some(slot) = slots.get_mut(n) {
+            *slot = result;
+        }
+    }
+    slots
 }
 
 /// Levels below the top down to which the objects of a text of at least [`PARALLEL_FROM`]
@@ -131,28 +211,24 @@ fn split_depth(text: &str) -> usize {
     }
 }
 
-/// A top-level object read as its members, a `paths` member as its items' texts: one pass over
-/// the text. A repeated key keeps its first place and takes its last value, as in a tree.
+/// A top-level object read as its members, a `paths` member as its items' texts (each with the
+/// number of its reading): one pass over the text. A repeated key keeps its first place and
+/// takes its last value, as in a tree.
 struct Top<'a>(IndexMap<String, Member<'a>>);
 
 enum Member<'a> {
-    Node(Node<'a>),
-    Items(IndexMap<String, &'a RawValue>),
+    Node(Node),
+    Items(IndexMap<String, (&'a RawValue, usize)>),
 }
 
-impl<'a> Member<'a> {
-    fn items(&self) -> Option<&IndexMap<String, &'a RawValue>> {
-        match self {
-            Member::Items(items) => Some(items),
-            Member::Node(_) => None,
-        }
-    }
+/// Reads a [`Top`], splitting the members' objects down to `depth`. A Swagger 2.0 document
+/// (a `swagger` member) stops the pass: it is upgraded as a whole tree, parsed plainly.
+struct TopSeed<'r, 's, 'scope> {
+    depth: usize,
+    starter: &'r Starter<'s, 'scope>,
 }
 
-/// Reads a [`Top`], splitting the members' objects down to this depth.
-struct TopSeed(usize);
-
-impl<'de> DeserializeSeed<'de> for TopSeed {
+impl<'de: 'scope, 'scope> DeserializeSeed<'de> for TopSeed<'_, '_, 'scope> {
     type Value = Top<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Top<'de>, D::Error> {
@@ -160,7 +236,7 @@ impl<'de> DeserializeSeed<'de> for TopSeed {
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed {
+impl<'de: 'scope, 'scope> Visitor<'de> for TopSeed<'_, '_, 'scope> {
     type Value = Top<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -170,10 +246,14 @@ impl<'de> Visitor<'de> for TopSeed {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<'de>, A::Error> {
         let mut members = IndexMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            let member = if key == "paths" {
-                Member::Items(map.next_value()?)
-            } else {
-                Member::Node(map.next_value_seed(Split::below(1, self.0))?)
+            let member = match key.as_str() {
+                "swagger" => return Err(serde::de::Error::custom("a Swagger 2.0 document")),
+                "paths" => Member::Items(map.next_value_seed(ItemsSeed(self.starter))?),
+                _ => Member::Node(map.next_value_seed(Split {
+                    depth: 1,
+                    max: self.depth,
+                    starter: self.starter,
+                })?),
             };
             members.insert(key, member);
         }
@@ -181,90 +261,104 @@ impl<'de> Visitor<'de> for TopSeed {
     }
 }
 
+/// Reads a `paths` object as its items' texts, starting to read each as it is found.
+struct ItemsSeed<'r, 's, 'scope>(&'r Starter<'s, 'scope>);
+
+type Items<'a> = IndexMap<String, (&'a RawValue, usize)>;
+
+impl<'de: 'scope, 'scope> DeserializeSeed<'de> for ItemsSeed<'_, '_, 'scope> {
+    type Value = Items<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Items<'de>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de: 'scope, 'scope> Visitor<'de> for ItemsSeed<'_, '_, 'scope> {
+    type Value = Items<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a paths object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Items<'de>, A::Error> {
+        let mut items = IndexMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let raw: &RawValue = map.next_value()?;
+            let n = self.0.item(&key, raw);
+            items.insert(key, (raw, n));
+        }
+        Ok(items)
+    }
+}
+
 /// A value as the splitting pass leaves it: an object above the split depth as its members, a
-/// value at that depth as its text to parse, and anything else above it (an array, a scalar)
-/// read whole.
-enum Node<'a> {
-    Object(IndexMap<String, Node<'a>>),
-    Text(&'a RawValue),
+/// value at that depth as the number of its parse, and anything else above it (an array, a
+/// scalar) read whole.
+enum Node {
+    Object(IndexMap<String, Node>),
+    Text(usize),
     Value(Value),
 }
 
-impl<'a> Node<'a> {
-    /// The texts to parse, in document order.
-    fn texts(&self, out: &mut Vec<&'a RawValue>) {
+impl Node {
+    /// The tree, each text's place taken by its tree in `trees` (by number); `None` when one
+    /// did not parse.
+    fn into_value(self, trees: &mut [Option<Value>]) -> Option<Value> {
         match self {
-            Node::Object(members) => members.values().for_each(|n| n.texts(out)),
-            Node::Text(raw) => out.push(raw),
-            Node::Value(_) => {}
-        }
-    }
-
-    /// The tree, each text's place taken by the next of `parsed` (the texts' trees in order).
-    fn into_value(self, parsed: &mut impl Iterator<Item = Value>) -> Value {
-        match self {
-            Node::Object(members) => Value::Object(
-                members
-                    .into_iter()
-                    .map(|(k, n)| (k, n.into_value(parsed)))
-                    .collect(),
-            ),
-            Node::Text(_) => parsed.next().unwrap_or(Value::Null),
-            Node::Value(v) => v,
+            Node::Object(members) => members
+                .into_iter()
+                .map(|(k, n)| Some((k, n.into_value(trees)?)))
+                .collect::<Option<Map<String, Value>>>()
+                .map(Value::Object),
+            Node::Text(n) => trees.get_mut(n)?.take(),
+            Node::Value(v) => Some(v),
         }
     }
 }
 
-/// Parse texts on the pool, in order; `None` if one does not parse.
-fn parse_texts(texts: &[&RawValue]) -> Option<Vec<Value>> {
-    texts
-        .par_iter()
-        .map(|raw| serde_json::from_str(raw.get()).ok())
-        .collect()
-}
-
-/// Reads a value `depth` levels below the top into a [`Node`], splitting objects above `max`.
-#[derive(Clone, Copy)]
-struct Split {
+/// Reads a value `depth` levels below the top into a [`Node`], splitting objects above `max`
+/// and starting to parse each text at `max`.
+struct Split<'r, 's, 'scope> {
     depth: usize,
     max: usize,
+    starter: &'r Starter<'s, 'scope>,
 }
 
-impl Split {
-    fn below(depth: usize, max: usize) -> Split {
-        Split { depth, max }
-    }
-}
+impl<'de: 'scope, 'scope> DeserializeSeed<'de> for Split<'_, '_, 'scope> {
+    type Value = Node;
 
-impl<'de> DeserializeSeed<'de> for Split {
-    type Value = Node<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
         if self.depth >= self.max {
-            return <&RawValue>::deserialize(d).map(Node::Text);
+            let raw = <&RawValue>::deserialize(d)?;
+            return Ok(Node::Text(self.starter.tree(raw)));
         }
         d.deserialize_any(self)
     }
 }
 
 /// Every value but an object is read as `serde_json::Value` reads it.
-impl<'de> Visitor<'de> for Split {
-    type Value = Node<'de>;
+impl<'de: 'scope, 'scope> Visitor<'de> for Split<'_, '_, 'scope> {
+    type Value = Node;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
         let mut members = IndexMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            let node = map.next_value_seed(Split::below(self.depth + 1, self.max))?;
+            let node = map.next_value_seed(Split {
+                depth: self.depth + 1,
+                max: self.max,
+                starter: self.starter,
+            })?;
             members.insert(key, node);
         }
         Ok(Node::Object(members))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(item) = seq.next_element::<Value>()? {
             items.push(item);
@@ -272,31 +366,31 @@ impl<'de> Visitor<'de> for Split {
         Ok(Node::Value(Value::Array(items)))
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<Node<'de>, E> {
+    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
         Ok(Node::Value(Value::Bool(v)))
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<Node<'de>, E> {
+    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
         Ok(Node::Value(Value::Number(v.into())))
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<Node<'de>, E> {
+    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
         Ok(Node::Value(Value::Number(v.into())))
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Node<'de>, E> {
+    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
         Ok(Node::Value(Value::from(v)))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
+    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
         Ok(Node::Value(Value::String(v.to_string())))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Node<'de>, E> {
+    fn visit_string<E>(self, v: String) -> Result<Node, E> {
         Ok(Node::Value(Value::String(v)))
     }
 
-    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+    fn visit_unit<E>(self) -> Result<Node, E> {
         Ok(Node::Value(Value::Null))
     }
 }
@@ -305,16 +399,24 @@ impl<'de> Visitor<'de> for Split {
 /// is not one JSON object (or fails anywhere).
 pub(super) fn parse_in_parts(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let node = Split::below(0, SPLIT_DEPTH).deserialize(&mut de).ok()?;
-    de.end().ok()?;
+    let started = Started::default();
+    let (node, count) = rayon::scope(|scope| {
+        let starter = Starter::new(scope, &started);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let node = Split {
+            depth: 0,
+            max: SPLIT_DEPTH,
+            starter: &starter,
+        }
+        .deserialize(&mut de)
+        .ok()?;
+        de.end().ok()?;
+        Some((node, starter.count()))
+    })?;
     if !matches!(node, Node::Object(_)) {
         return None;
     }
-    let mut leaves = Vec::new();
-    node.texts(&mut leaves);
-    let values = parse_texts(&leaves)?;
-    Some(node.into_value(&mut values.into_iter()))
+    node.into_value(&mut by_number(started.trees, count))
 }
 
 #[cfg(test)]
