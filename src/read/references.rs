@@ -243,7 +243,8 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
     }
 
     fn visit_str<E>(self, s: &str) -> Result<(), E> {
-        if self.role.reference {
+        // Most references repeat (a shared error response): no copy for one already found.
+        if self.role.reference && !self.found.contains(s) {
             self.found.insert(s.to_string());
         }
         Ok(())

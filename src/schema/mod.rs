@@ -248,14 +248,26 @@ impl<'a> Converter<'a> {
     /// Whether a raw schema is marked `readOnly` and whether `writeOnly`, directly or on the
     /// schema its `$ref` names.
     pub(super) fn marks(&self, schema: &Value) -> (bool, bool) {
-        let marked = |v: &Value, key: &str| v.get(key).and_then(Value::as_bool) == Some(true);
-        let (mut read_only, mut write_only) =
-            (marked(schema, "readOnly"), marked(schema, "writeOnly"));
+        // A scan of a schema's few keys, made for every property, is cheaper than hashing each.
+        fn scan(v: &Value) -> (bool, bool, Option<&str>) {
+            let (mut read_only, mut write_only, mut reference) = (false, false, None);
+            for (k, x) in v.as_object().into_iter().flatten() {
+                match k.as_str() {
+                    "readOnly" => read_only = x.as_bool() == Some(true),
+                    "writeOnly" => write_only = x.as_bool() == Some(true),
+                    "$ref" => reference = x.as_str(),
+                    _ => {}
+                }
+            }
+            (read_only, write_only, reference)
+        }
+        let (mut read_only, mut write_only, reference) = scan(schema);
         if !(read_only && write_only)
-            && let Some(target) = refs::ref_of(schema).and_then(|r| refs::lookup(self.root, r))
+            && let Some(target) = reference.and_then(|r| refs::lookup(self.root, r))
         {
-            read_only |= marked(target, "readOnly");
-            write_only |= marked(target, "writeOnly");
+            let (r, w, _) = scan(target);
+            read_only |= r;
+            write_only |= w;
         }
         (read_only, write_only)
     }
