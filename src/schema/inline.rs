@@ -54,7 +54,7 @@ impl Converter<'_> {
             ));
         }
         defs.sort_by(|a, b| a.0.cmp(&b.0));
-        Schema { root, defs }
+        Schema::new(root, defs)
     }
 }
 

@@ -25,12 +25,15 @@ impl Converter<'_> {
     pub fn finish(&mut self, mut root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
         // The root's own size counts against the budget first (without a budget it is never
         // needed, so not measured).
-        let mut used = 0;
+        let (mut used, mut text) = (0, None);
         if let Some(budget) = self.limits.budget {
-            (root, used) = fit_root(root, budget);
+            let written;
+            (root, written) = fit_root(root, budget);
+            used = written.len();
+            text = Some(written);
         }
         if refs.is_empty() {
-            return Ok(Schema::plain(root));
+            return Ok(Schema::written(root, Vec::new(), text));
         }
         if self.limits.max_ref_depth.is_none() {
             let room = self
@@ -42,7 +45,7 @@ impl Converter<'_> {
                 if self.inline_refs {
                     return Ok(self.inline_all(root, defs));
                 }
-                return Ok(Schema { root, defs });
+                return Ok(Schema::written(root, defs, text));
             }
         }
         // Breadth-first over the cached definitions, nearest first, so that a size budget or a
@@ -77,7 +80,7 @@ impl Converter<'_> {
         if self.inline_refs {
             return Ok(self.inline_all(root, defs));
         }
-        Ok(Schema { root, defs })
+        Ok(Schema::written(root, defs, text))
     }
 
     /// Every definition `refs` reach, when their size fits in `room`: what the walk in
@@ -241,28 +244,34 @@ fn compact_size(v: &impl serde::Serialize) -> usize {
     c.0
 }
 
-/// `root` made to fit `budget` where it can, with its size. A root over the budget by itself
+/// `root` made to fit `budget` where it can, with its compact text (whose length is its size). A root over the budget by itself
 /// sheds its examples first: they only illustrate, and are where the corpus's largest tools put
 /// their bulk (a 188 KB example, twice, in one chaingateway.io response). Still over, its nested
 /// schemas are cut to described stubs, as deep as the budget allows.
-fn fit_root(mut root: Value, budget: usize) -> (Value, usize) {
-    let size = json_size(&root);
-    if size <= budget {
-        return (root, size);
+fn fit_root(mut root: Value, budget: usize) -> (Value, Box<str>) {
+    // Measured by writing it: the text is kept for the output.
+    let text = written(&root);
+    if text.len() <= budget {
+        return (root, text);
     }
     if strip_examples(&mut root) {
         if let Value::Object(m) = &mut root {
             m.entry("$comment")
                 .or_insert_with(|| Value::String("examples left out: schema size budget".into()));
         }
-        let size = json_size(&root);
-        if size <= budget {
-            return (root, size);
+        let text = written(&root);
+        if text.len() <= budget {
+            return (root, text);
         }
     }
     let root = cut_to_fit(root, budget);
-    let size = json_size(&root);
-    (root, size)
+    let text = written(&root);
+    (root, text)
+}
+
+/// `v` as compact JSON.
+fn written(v: &Value) -> Box<str> {
+    super::render(v)
 }
 
 /// Remove every `examples` keyword from a schema (not from instance data under `const`, `enum`,

@@ -11,17 +11,46 @@ use std::sync::Arc;
 /// written out under `$defs` when the schema is serialized.
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
-    pub root: Value,
+    root: Value,
     pub defs: Vec<(Arc<str>, Arc<Converted>)>,
+    /// `root` as compact JSON, when it was written to be measured against a size budget (so
+    /// it is not written again): dropped by [`Schema::root_mut`].
+    text: Option<Box<str>>,
 }
 
 impl Schema {
-    /// A schema without definitions.
-    pub fn plain(root: Value) -> Self {
+    /// A schema of `root` and the definitions it reaches.
+    pub fn new(root: Value, defs: Vec<(Arc<str>, Arc<Converted>)>) -> Self {
         Schema {
             root,
-            defs: Vec::new(),
+            defs,
+            text: None,
         }
+    }
+
+    /// A schema without definitions.
+    pub fn plain(root: Value) -> Self {
+        Schema::new(root, Vec::new())
+    }
+
+    /// [`Schema::new`] with `text`, `root` written as compact JSON.
+    pub(super) fn written(
+        root: Value,
+        defs: Vec<(Arc<str>, Arc<Converted>)>,
+        text: Option<Box<str>>,
+    ) -> Self {
+        Schema { root, defs, text }
+    }
+
+    /// The root object (`$defs` apart).
+    pub fn root(&self) -> &Value {
+        &self.root
+    }
+
+    /// The root object, to change.
+    pub fn root_mut(&mut self) -> &mut Value {
+        self.text = None;
+        &mut self.root
     }
 
     /// The schema as one JSON value, `$defs` included.
@@ -68,7 +97,10 @@ impl Schema {
     /// definition copied from its text rendered once ([`Converted::compact`]) instead of written
     /// again for every tool that carries it.
     pub(crate) fn write_compact(&self, out: &mut Vec<u8>) {
-        write_value(out, &self.root);
+        match &self.text {
+            Some(text) => out.extend_from_slice(text.as_bytes()),
+            None => write_value(out, &self.root),
+        }
         let Value::Object(root) = &self.root else {
             return;
         };
@@ -182,6 +214,32 @@ mod tests {
         let mut ours = Vec::new();
         super::write_value(&mut ours, v);
         assert!(ours == serde_json::to_vec(v).unwrap(), "{v}");
+    }
+
+    /// A schema finished under a size budget writes the text its root was measured by; once
+    /// the root is changed, the changed root.
+    #[test]
+    fn a_changed_root_is_written_anew() {
+        let doc = json!({"components": {"schemas": {"A": {"type": "string"}}}});
+        let mut c = crate::schema::Converter::new("t", &doc);
+        c.limits.budget = Some(1000);
+        let root =
+            json!({"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}});
+        let out = c
+            .convert(&root, crate::schema::Direction::Input, "/x")
+            .unwrap();
+        let mut schema = c
+            .finish(out.value, &out.refs, crate::schema::Direction::Input)
+            .unwrap();
+        let text = |s: &super::Schema| {
+            let mut t = Vec::new();
+            s.write_compact(&mut t);
+            String::from_utf8(t).unwrap()
+        };
+        assert_eq!(text(&schema), schema.to_value().to_string());
+        schema.root_mut()["title"] = json!("T");
+        assert_eq!(text(&schema), schema.to_value().to_string());
+        assert!(text(&schema).contains(r#""title":"T""#));
     }
 
     /// The bytes of `serde_json::to_writer`, for every spec in `specs/` and strings with every

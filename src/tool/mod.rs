@@ -403,7 +403,7 @@ fn input(op: &Operation<'_>, conv: &mut Converter<'_>) -> Result<Input> {
     let mut seen = std::collections::HashSet::new();
     refs.retain(|id| seen.insert(*id));
     let mut schema = conv.finish(Value::Object(root), &refs, Direction::Input)?;
-    object_properties(&mut schema.root);
+    object_properties(&mut schema);
     Ok((schema, arguments, body))
 }
 
@@ -499,14 +499,22 @@ fn output(
         (root, Some("result".to_string()))
     };
     let mut schema = conv.finish(root, &c.refs, Direction::Output)?;
-    object_properties(&mut schema.root);
+    object_properties(&mut schema);
     Ok((Some(schema), wrapped))
 }
 
 /// MCP's `Tool` schema wants every root property to be an object schema: boolean schemas
 /// become their object equivalents (`true` -> `{}`, `false` -> `{"not": {}}`).
-fn object_properties(root: &mut Value) {
-    if let Some(Value::Object(props)) = root.get_mut("properties") {
+fn object_properties(schema: &mut Schema) {
+    let boolean = |props: &Value| {
+        props
+            .as_object()
+            .is_some_and(|m| m.values().any(Value::is_boolean))
+    };
+    if !schema.root().get("properties").is_some_and(boolean) {
+        return;
+    }
+    if let Some(Value::Object(props)) = schema.root_mut().get_mut("properties") {
         for v in props.values_mut() {
             if let Value::Bool(b) = v {
                 *v = if *b { json!({}) } else { json!({"not": {}}) };
