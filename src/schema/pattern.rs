@@ -3,6 +3,14 @@
 
 use super::Converter;
 
+/// Build what checking a first regular expression needs: `jsonschema`'s draft 2020-12
+/// meta-schema validator, about a millisecond and a half of work done once per process. The
+/// command line starts it on the thread pool while it reads the document, so that the first
+/// `pattern` a conversion meets does not wait for it.
+pub fn prepare() {
+    let _ = jsonschema::draft202012::meta::is_valid(&serde_json::json!({}));
+}
+
 impl Converter<'_> {
     /// Whether `pattern` is a regular expression JSON Schema validators accept (checked with the
     /// same engine the `jsonschema` crate uses; cached per document, in the registry the
