@@ -3,7 +3,9 @@
 //! into their members' raw texts (`serde_json::value::RawValue`), and starts parsing each on
 //! the pool as soon as it is found, while the pass reads on; the trees are put together in
 //! document order. The tree is the one a plain parse gives (key order, repeated keys: the last
-//! value at the first key's place); a text that fails anywhere is parsed plainly, for the plain
+//! value at the first key's place), except that each piece is allowed `serde_json`'s nesting
+//! limit from where it starts, so a text nested deeper than about 125 levels, which a plain
+//! parse refuses, may read; a text that fails anywhere is parsed plainly, for the plain
 //! parse's error. A document's path items are not parsed here: the same pass finds each item's
 //! text, kept as a range of the document's text ([`Paths`]), and starts reading it for its
 //! references and members.
@@ -198,6 +200,15 @@ fn by_number<T>(results: Mutex<Vec<(usize, Option<T>)>>, count: usize) -> Vec<Op
     slots
 }
 
+/// An error for the key `serde_json::Value` reads as a raw value's marker (an object whose
+/// first key it is reads as the JSON text of its value): a text with it is parsed plainly.
+fn raw_value_token<E: serde::de::Error>(key: &str) -> Result<(), E> {
+    if key == "$serde_json::private::RawValue" {
+        return Err(E::custom("a raw value's marker"));
+    }
+    Ok(())
+}
+
 /// Levels below the top down to which the objects of a text of at least [`PARALLEL_FROM`]
 /// bytes are split (`components.schemas.NAME`), so that their members parse side by side.
 const SPLIT_DEPTH: usize = 3;
@@ -246,6 +257,7 @@ impl<'de: 'scope, 'scope> Visitor<'de> for TopSeed<'_, '_, 'scope> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<'de>, A::Error> {
         let mut members = IndexMap::new();
         while let Some(key) = map.next_key::<String>()? {
+            raw_value_token(&key)?;
             let member = match key.as_str() {
                 "swagger" => return Err(serde::de::Error::custom("a Swagger 2.0 document")),
                 "paths" => Member::Items(map.next_value_seed(ItemsSeed(self.starter))?),
@@ -284,6 +296,7 @@ impl<'de: 'scope, 'scope> Visitor<'de> for ItemsSeed<'_, '_, 'scope> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Items<'de>, A::Error> {
         let mut items = IndexMap::new();
         while let Some(key) = map.next_key::<String>()? {
+            raw_value_token(&key)?;
             let raw: &RawValue = map.next_value()?;
             let n = self.0.item(&key, raw);
             items.insert(key, (raw, n));
@@ -348,6 +361,7 @@ impl<'de: 'scope, 'scope> Visitor<'de> for Split<'_, '_, 'scope> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
         let mut members = IndexMap::new();
         while let Some(key) = map.next_key::<String>()? {
+            raw_value_token(&key)?;
             let node = map.next_value_seed(Split {
                 depth: self.depth + 1,
                 max: self.max,
@@ -474,6 +488,11 @@ mod tests {
             paths.iter().map(|(k, _)| k).collect::<Vec<_>>(),
             ["/b", "/a"]
         );
+        // `serde_json::Value` reads an object whose first key is this marker as the text of its
+        // value.
+        let marker = r#"{"a": {"b": {"$serde_json::private::RawValue": "[1]"}}}"#;
+        let plain: serde_json::Value = serde_json::from_str(marker).unwrap();
+        assert!(super::parse_in_parts(marker.as_bytes()).is_none_or(|p| p == plain));
         for bad in ["[1, 2]", "{\"a\": 1", "{\"a\": tru}", "{} {}", "\u{feff}{}"] {
             assert!(super::parse_in_parts(bad.as_bytes()).is_none(), "{bad}");
         }
