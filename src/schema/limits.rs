@@ -250,7 +250,7 @@ fn compact_size(v: &impl serde::Serialize) -> usize {
 /// schemas are cut to described stubs, as deep as the budget allows.
 fn fit_root(mut root: Value, budget: usize) -> (Value, Box<str>) {
     // Measured by writing it: the text is kept for the output.
-    let text = written(&root);
+    let text = super::render(&root);
     if text.len() <= budget {
         return (root, text);
     }
@@ -259,19 +259,14 @@ fn fit_root(mut root: Value, budget: usize) -> (Value, Box<str>) {
             m.entry("$comment")
                 .or_insert_with(|| Value::String("examples left out: schema size budget".into()));
         }
-        let text = written(&root);
+        let text = super::render(&root);
         if text.len() <= budget {
             return (root, text);
         }
     }
     let root = cut_to_fit(root, budget);
-    let text = written(&root);
+    let text = super::render(&root);
     (root, text)
-}
-
-/// `v` as compact JSON.
-fn written(v: &Value) -> Box<str> {
-    super::render(v)
 }
 
 /// Remove every `examples` keyword from a schema (not from instance data under `const`, `enum`,
