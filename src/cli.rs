@@ -179,8 +179,9 @@ pub struct ConvertArgs {
     #[arg(long, requires = "output")]
     pub check: bool,
     /// Threads building tools for `--format json` (the default format; the others build on one).
-    /// Default: one per core, at most 4; a list under 128 tools is built on one. The output is the
-    /// same bytes with any number. At most 64.
+    /// Default: one per core, at most 4; a list under 128 tools is built on one. They share rayon's
+    /// pool (one thread per core), so no more than the cores run at once. The output is the same
+    /// bytes with any number. At most 64.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=output::stream::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     #[command(flatten)]
@@ -484,7 +485,14 @@ fn convert_loaded(
     Ok(conversion)
 }
 
+/// `convert`, run on rayon's pool: the thread that reads the document and writes the tools is one
+/// of those that parse its parts and build tools, not another thread that sleeps while they work
+/// and wakes them in turn (see README, "Speed").
 fn convert(args: &ConvertArgs) -> Result<i32> {
+    rayon::scope(|_| convert_on_pool(args))
+}
+
+fn convert_on_pool(args: &ConvertArgs) -> Result<i32> {
     if let Some(out) = &args.output
         && !args.check
     {

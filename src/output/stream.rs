@@ -1,9 +1,8 @@
-//! Stream: `convert --format json` building and writing at once. Tools are built in chunks by
-//! a few threads (each with its own schema converter, all sharing the plan's definitions) and
-//! rendered as JSON lines; the calling thread, one of them, writes the chunks in document order
-//! and builds while the next one to write is not ready. The list is never held whole, and the
-//! bytes are those of [`super::emit::write_as`] with `--format json` whatever the number of
-//! threads.
+//! Stream: `convert --format json` building and writing at once. Tools are built in chunks on
+//! rayon's pool (each thread with its own schema converter, all sharing the plan's definitions)
+//! and rendered as JSON lines; the calling thread writes the chunks in document order and builds
+//! while the next one to write is not ready. The list is never held whole, and the bytes are
+//! those of [`super::emit::write_as`] with `--format json` whatever the number of threads.
 
 use super::emit::{JsonLines, Shape, line_separator, write_line};
 use super::file::{Output, to_stdout};
@@ -34,7 +33,9 @@ const MIN_PARALLEL_TOOLS: usize = 128;
 /// an early failure leaves standard output empty; a failure after some tools leaves a file
 /// untouched but standard output truncated (with the error reported). `Ok(None)`: the reader
 /// closed standard output (`| head`) before the end, which is not an error. `threads`: how many
-/// threads build tools (`None`: one per core, at most [`MAX_WORKERS`], one for a short list).
+/// threads build tools: the calling thread and `threads - 1` jobs on rayon's current pool, so no
+/// more than the pool's threads run at once, and the calling thread when it is not one of them
+/// (`None`: one per core, at most [`MAX_WORKERS`], one for a short list).
 pub fn convert_to(
     doc: &crate::read::Document,
     options: &Options,
@@ -89,10 +90,12 @@ pub fn convert_keeping<'d>(
 
 /// Build the plan's tools on `threads` threads, chunk by chunk, and write the chunks in order.
 /// This thread is one of them: it writes each chunk once it is built, and builds the next
-/// unclaimed chunk itself while the one it must write next is still being built. Each thread
-/// takes the next chunk as it is done with one, at most [`AHEAD`] chunks a thread ahead of the
-/// writer. (Two busy threads on two cores: a separate writer thread would share a core with a
-/// builder.)
+/// unclaimed chunk itself while the one it must write next is still being built. The others are
+/// jobs on rayon's pool (the pool the command line's whole conversion runs on, so that reading,
+/// building and writing share the same threads). Each takes the next chunk as it is done with
+/// one, at most [`AHEAD`] chunks a thread ahead of the writer, and waits (holding its pool
+/// thread) while it would be further ahead; building a tool never waits on the pool, so such a
+/// wait always ends.
 fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Write) -> Result<()> {
     let run = Run {
         plan,
@@ -103,19 +106,15 @@ fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Wr
         shared: Mutex::new(Shared::default()),
         changed: Condvar::new(),
     };
-    std::thread::scope(|scope| {
-        // However the scope ends (the list written, an error, a thread that would not start, a
-        // panic), the other threads stop waiting for room.
+    rayon::in_place_scope(|scope| {
+        // However the writer ends (the list written, an error, a panic), the other threads stop
+        // waiting for room.
         let _stop = Stop {
             run: &run,
             only_on_panic: false,
         };
         for _ in 1..threads {
-            std::thread::Builder::new()
-                .spawn_scoped(scope, || run.help())
-                .map_err(|e| {
-                    Error::Internal(format!("cannot start a thread building tools: {e}"))
-                })?;
+            scope.spawn(|_| run.help());
         }
         run.write_in_order(w)
     })
