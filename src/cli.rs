@@ -178,10 +178,10 @@ pub struct ConvertArgs {
     /// tools added, removed and changed) if not.
     #[arg(long, requires = "output")]
     pub check: bool,
-    /// Threads building tools for `--format json` (the default format; the others build on one).
-    /// Default: one per core, at most 4; a list under 128 tools is built on one. They share rayon's
-    /// pool (one thread per core), so no more than the cores run at once. The output is the same
-    /// bytes with any number. At most 64.
+    /// Threads building tools for `--format json` (the default format; the other formats and
+    /// `--check` build on every thread of the pool). Default: one per core, at most 4; a list
+    /// under 128 tools is built on one. They are rayon's pool's threads (one per core), so more
+    /// than the cores build no faster. The output is the same bytes with any number. At most 64.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=output::stream::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     #[command(flatten)]
@@ -489,6 +489,12 @@ fn convert_loaded(
 /// of those that parse its parts and build tools, not another thread that sleeps while they work
 /// and wakes them in turn (see README, "Speed").
 fn convert(args: &ConvertArgs) -> Result<i32> {
+    // The main thread's stack, not rayon's smaller default: reading a deeply nested document
+    // recurses, and it used to run on the main thread.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(8 << 20)
+        .build_global();
+    // `scope` runs its closure on a pool thread (nothing is spawned into it).
     rayon::scope(|_| convert_on_pool(args))
 }
 

@@ -168,6 +168,42 @@ fn hundred_thousand_nested_schemas() {
     refused_path(&path, &["invalid YAML", "recursion limit exceeded"]);
 }
 
+/// As deep as the parsers take, in JSON and in block-style YAML (the paths' schemas are converted
+/// too): converts without overflowing the stack of the pool thread the conversion runs on.
+#[test]
+fn the_deepest_documents_read_convert() {
+    let levels = 60;
+    let mut schema = String::from("true");
+    for _ in 0..levels {
+        schema = format!(r#"{{"type": "object", "properties": {{"a": {schema}}}}}"#);
+    }
+    let json = format!(
+        r##"{{"openapi": "3.1.0", "info": {{"title": "t", "version": "1"}}, "paths": {{"/a": {{"post": {{"operationId": "a", "requestBody": {{"content": {{"application/json": {{"schema": {{"$ref": "#/components/schemas/Deep"}}}}}}}}, "responses": {{"200": {{"description": "ok"}}}}}}}}}}, "components": {{"schemas": {{"Deep": {schema}}}}}}}"##
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.json");
+    std::fs::write(&path, &json).unwrap();
+    common::cmd()
+        .args(["convert", path.to_str().unwrap(), "--schema-budget", "0"])
+        .assert()
+        .success();
+    let mut yaml = String::from(
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    post:\n      operationId: a\n      requestBody:\n        content:\n          application/json:\n            schema:\n",
+    );
+    for i in 0..levels {
+        let pad = "  ".repeat(8 + 2 * i);
+        yaml.push_str(&format!("{pad}type: object\n{pad}properties:\n{pad}  a:\n"));
+    }
+    yaml.push_str(&format!("{}type: string\n", "  ".repeat(8 + 2 * levels)));
+    yaml.push_str("      responses:\n        '200': {description: ok}\n");
+    let path = dir.path().join("deep.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    common::cmd()
+        .args(["convert", path.to_str().unwrap(), "--schema-budget", "0"])
+        .assert()
+        .success();
+}
+
 /// Cyclic schemas are not bad input: they convert through `$defs`.
 #[test]
 fn cyclic_schemas_convert() {

@@ -33,9 +33,9 @@ const MIN_PARALLEL_TOOLS: usize = 128;
 /// an early failure leaves standard output empty; a failure after some tools leaves a file
 /// untouched but standard output truncated (with the error reported). `Ok(None)`: the reader
 /// closed standard output (`| head`) before the end, which is not an error. `threads`: how many
-/// threads build tools: the calling thread and `threads - 1` jobs on rayon's current pool, so no
-/// more than the pool's threads run at once, and the calling thread when it is not one of them
-/// (`None`: one per core, at most [`MAX_WORKERS`], one for a short list).
+/// threads build tools, the calling thread and jobs on rayon's current pool, at most the pool's
+/// threads plus the calling thread when it is not one of them (`None`: one per pool thread, at
+/// most [`MAX_WORKERS`], one for a short list).
 pub fn convert_to(
     doc: &crate::read::Document,
     options: &Options,
@@ -66,10 +66,12 @@ pub fn convert_keeping<'d>(
     // Created first, so that an unwritable output fails before any work, whatever the document.
     let file = output.map(Output::create).transpose()?;
     let plan = Plan::new(doc, options, hints)?;
+    // More helpers than the pool can run would only queue.
+    let room = rayon::current_num_threads() + usize::from(rayon::current_thread_index().is_none());
     let threads = match threads {
-        Some(n) => n.clamp(1, MAX_THREADS),
+        Some(n) => n.clamp(1, MAX_THREADS).min(room),
         None if plan.len() < MIN_PARALLEL_TOOLS => 1,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS)),
+        None => room.min(MAX_WORKERS),
     };
     let mut ended = false;
     let mut pump = |w: &mut dyn Write| -> Result<()> {
@@ -94,8 +96,9 @@ pub fn convert_keeping<'d>(
 /// jobs on rayon's pool (the pool the command line's whole conversion runs on, so that reading,
 /// building and writing share the same threads). Each takes the next chunk as it is done with
 /// one, at most [`AHEAD`] chunks a thread ahead of the writer, and waits (holding its pool
-/// thread) while it would be further ahead; building a tool never waits on the pool, so such a
-/// wait always ends.
+/// thread) while it would be further ahead. Such a wait ends because neither building a tool
+/// nor writing calls into rayon: a thread waiting on the pool there could run a waiting helper
+/// on top of the writer it waits for.
 fn build_and_write(plan: &Plan<'_>, threads: usize, shape: Shape, w: &mut dyn Write) -> Result<()> {
     let run = Run {
         plan,
@@ -185,8 +188,8 @@ impl<'d> Run<'_, 'd> {
         Ok(text)
     }
 
-    /// A helping thread: builds the next unclaimed chunk, as long as there is one and the
-    /// writer has not stopped, waiting while it would be too far ahead of the writer.
+    /// A helper (a job on the pool): builds the next unclaimed chunk, as long as there is one and
+    /// the writer has not stopped, waiting while it would be too far ahead of the writer.
     fn help(&self) {
         // A thread that panics stops the writer, which would wait for its chunk.
         let _stop = Stop {
@@ -306,5 +309,29 @@ mod tests {
                 "{threads}"
             );
         }
+        // More threads than a one-thread pool has: the writer builds alone, and the queued
+        // helpers find nothing left.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let out = dir.path().join("one.json");
+        one.install(|| super::convert_to(&doc, &options, None, Shape::Mcp, Some(&out), Some(4)))
+            .unwrap();
+        assert!(std::fs::read(&out).unwrap() == expected.as_bytes());
+        // Several conversions at once on a small pool, each writer a pool thread whose helpers
+        // queue behind the others.
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        two.install(|| {
+            use rayon::prelude::*;
+            (0..4).into_par_iter().for_each(|i| {
+                let out = dir.path().join(format!("many-{i}.json"));
+                super::convert_to(&doc, &options, None, Shape::Mcp, Some(&out), Some(3)).unwrap();
+                assert!(std::fs::read(&out).unwrap() == expected.as_bytes(), "{i}");
+            });
+        });
     }
 }
