@@ -309,8 +309,7 @@ mod tests {
                 "{threads}"
             );
         }
-        // More threads than a one-thread pool has: the writer builds alone, and the queued
-        // helpers find nothing left.
+        // More threads asked for than a one-thread pool has: the writer builds alone.
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -319,8 +318,8 @@ mod tests {
         one.install(|| super::convert_to(&doc, &options, None, Shape::Mcp, Some(&out), Some(4)))
             .unwrap();
         assert!(std::fs::read(&out).unwrap() == expected.as_bytes());
-        // Several conversions at once on a small pool, each writer a pool thread whose helpers
-        // queue behind the others.
+        // Several conversions at once on a small pool, each writer a pool thread whose helper
+        // waits its turn behind the other writers.
         let two = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
