@@ -104,7 +104,7 @@ fn parts(source: &str, text: &str) -> Option<Parts> {
 /// The path items' ranges in `source`, with their references and members as read.
 fn items_read(
     source: &str,
-    items: IndexMap<String, (&RawValue, usize)>,
+    items: Items<'_>,
     read: &mut [Option<ItemRead>],
 ) -> Option<(IndexMap<String, Range<usize>>, super::ItemsRead)> {
     let base = source.as_ptr() as usize;
@@ -229,7 +229,7 @@ struct Top<'a>(IndexMap<String, Member<'a>>);
 
 enum Member<'a> {
     Node(Node),
-    Items(IndexMap<String, (&'a RawValue, usize)>),
+    Items(Items<'a>),
 }
 
 /// Reads a [`Top`], splitting the members' objects down to `depth`. A Swagger 2.0 document
@@ -276,6 +276,7 @@ impl<'de: 'scope, 'scope> Visitor<'de> for TopSeed<'_, '_, 'scope> {
 /// Reads a `paths` object as its items' texts, starting to read each as it is found.
 struct ItemsSeed<'r, 's, 'scope>(&'r Starter<'s, 'scope>);
 
+/// A `paths` object's items: each item's text and the number of its reading.
 type Items<'a> = IndexMap<String, (&'a RawValue, usize)>;
 
 impl<'de: 'scope, 'scope> DeserializeSeed<'de> for ItemsSeed<'_, '_, 'scope> {
