@@ -147,6 +147,10 @@ pub struct SearchArgs {
     /// array of objects with `name`, `title`, `method`, `path`, `score`).
     #[arg(long, value_enum, default_value_t = LintFormat::Text)]
     pub format: LintFormat,
+    /// Apply this hints file first: its curated names and descriptions are searched, its
+    /// disabled tools are not.
+    #[arg(long, value_name = "FILE")]
+    pub hints: Option<PathBuf>,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -475,12 +479,9 @@ fn convert_loaded(
     options: &Options,
     hints: Option<&HintsFile>,
 ) -> Result<openapi_mcp::Conversion> {
-    let mut conversion = openapi_mcp::convert_document(doc, options)?;
+    let conversion = openapi_mcp::convert_with(doc, options, hints)?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
-    }
-    if let Some(hints) = hints {
-        hints.apply(&mut conversion.tools)?;
     }
     Ok(conversion)
 }
@@ -582,18 +583,24 @@ fn hints(args: &HintsArgs) -> Result<i32> {
     {
         refuse_overwriting(out, std::iter::once(Path::new(&args.spec)))?;
     }
-    let conversion = convert_loaded(
-        &read_document(&args.spec, &args.read)?,
-        &args.select.options(),
-        None,
-    )?;
     let old = match &args.update {
         Some(path) => review::HintsFile::load(path)?,
         None => review::HintsFile::default(),
     };
-    let (file, report) = review::update(&old, &conversion.tools);
+    let doc = read_document(&args.spec, &args.read)?;
+    let (conversion, resolution) =
+        openapi_mcp::convert_matching(&doc, &args.select.options(), &old)?;
+    for n in &conversion.notices {
+        eprintln!("openapi-mcp: note: {n}");
+    }
+    let (file, report) = review::update_resolved(&old, &conversion.tools, &resolution);
     let text = review::render(&file, &conversion.tools);
     if args.update.is_some() {
+        for (before, now) in &report.renamed {
+            eprintln!(
+                "openapi-mcp: {before}: the tool is now `{now}`; the entry moved to that name"
+            );
+        }
         for (name, before, now) in &report.moved {
             eprintln!("openapi-mcp: {name}: operation changed from {before} to {now}");
         }
@@ -629,17 +636,40 @@ fn hints(args: &HintsArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// What `lint` and `review` read: the API's title, its tools with the hints file applied, the
+/// file, and the tools it disabled.
+struct Reviewed {
+    title: String,
+    tools: Vec<openapi_mcp::Tool>,
+    hints: Option<HintsFile>,
+    disabled: Vec<String>,
+}
+
 /// The tools to lint or review: from a spec, or read back from a tools file.
 fn tools_for_review(
     spec: &str,
     select: &SelectArgs,
     read: &ReadArgs,
     hints: Option<&Path>,
-) -> Result<(String, Vec<openapi_mcp::Tool>, Option<HintsFile>)> {
+) -> Result<Reviewed> {
     let (name, bytes) = read_spec(spec)?;
     let tree = read::parse_tree(&name, &bytes)?;
-    let (title, mut tools) = if review::readback::is_tools_list(&tree) {
-        (String::new(), review::readback::tools(&name, &tree)?)
+    let hints = hints.map(review::HintsFile::load).transpose()?;
+    let reviewed = if review::readback::is_tools_list(&tree) {
+        let mut tools = review::readback::tools(&name, &tree)?;
+        let notes = match &hints {
+            Some(file) => file.apply(&mut tools)?,
+            None => Vec::new(),
+        };
+        notes
+            .iter()
+            .for_each(|n| eprintln!("openapi-mcp: note: {n}"));
+        Reviewed {
+            title: String::new(),
+            tools,
+            hints,
+            disabled: Vec::new(),
+        }
     } else {
         let tree = if spec == "-" {
             tree
@@ -647,18 +677,19 @@ fn tools_for_review(
             read::bundle::bundle(Path::new(spec), tree, read.ref_root.as_deref())?
         };
         let doc = read::from_tree(&name, tree)?;
-        let conversion = openapi_mcp::convert_document(&doc, &select.options())?;
-        (conversion.title, conversion.tools)
+        let conversion = convert_loaded(&doc, &select.options(), hints.as_ref())?;
+        Reviewed {
+            title: conversion.title,
+            tools: conversion.tools,
+            hints,
+            disabled: conversion.disabled,
+        }
     };
-    let hints = hints.map(review::HintsFile::load).transpose()?;
-    if let Some(file) = &hints {
-        file.apply(&mut tools)?;
-    }
-    Ok((title, tools, hints))
+    Ok(reviewed)
 }
 
 fn lint(args: &LintArgs) -> Result<i32> {
-    let (_, tools, hints) =
+    let Reviewed { tools, hints, .. } =
         tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
     let options = args.budgets.lint_options(hints.as_ref());
     let mut findings = lint::lint(&tools, options);
@@ -678,12 +709,18 @@ fn lint(args: &LintArgs) -> Result<i32> {
 }
 
 fn review(args: &ReviewArgs) -> Result<i32> {
-    let (title, tools, hints) =
-        tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
+    let Reviewed {
+        title,
+        tools,
+        hints,
+        disabled,
+    } = tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
     let options = args.budgets.lint_options(hints.as_ref());
     let findings = lint::lint(&tools, options);
     let defaults = hints.as_ref().and_then(|h| h.defaults.as_ref());
-    print(&review::report::render(&title, &tools, &findings, defaults))?;
+    print(&review::report::render(
+        &title, &tools, &findings, defaults, &disabled,
+    ))?;
     Ok(0)
 }
 
@@ -691,8 +728,9 @@ fn search(args: &SearchArgs) -> Result<i32> {
     let mut options = args.select.options();
     // Output schemas play no part in the ranking.
     options.output_schema = false;
+    let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
     let doc = read_document(&args.spec, &args.read)?;
-    let conversion = convert_loaded(&doc, &options, None)?;
+    let conversion = convert_loaded(&doc, &options, hints.as_ref())?;
     let tools = &conversion.tools;
     let hits = openapi_mcp::tool::search::Index::new(tools).search(&args.query, args.limit);
     let text = match args.format {

@@ -51,6 +51,8 @@ pub struct Conversion {
     /// The document's security schemes (`components.securitySchemes`), which the tools'
     /// requirements ([`tool::Call::security`]) name.
     pub security_schemes: serde_json::Map<String, serde_json::Value>,
+    /// The names of the tools the hints file or the document's `x-speakeasy-mcp` disabled.
+    pub disabled: Vec<String>,
 }
 
 /// Convert a document given as text (JSON or YAML). `name` is used in messages.
@@ -89,15 +91,30 @@ pub fn convert_document(doc: &read::Document, options: &Options) -> Result<Conve
     convert_with(doc, options, None)
 }
 
-/// Convert a parsed document, with a reviewed hints file applied (an entry naming no tool is
-/// an error). Tools are built on the thread pool, in document order.
+/// Convert a parsed document, with a reviewed hints file applied: its entries matched to the
+/// tools (an entry whose operation is not in the document is an error), curated names given,
+/// disabled tools dropped. Tools are built on the thread pool, in document order.
 pub fn convert_with(
     doc: &read::Document,
     options: &Options,
     hints: Option<&review::HintsFile>,
 ) -> Result<Conversion> {
+    build_all(&tool::Plan::new(doc, options, hints)?)
+}
+
+/// Convert a parsed document with its suggestions alone, and match the entries of `hints` to
+/// its tools (for `hints --update`): nothing of the file is applied, no tool is dropped.
+pub fn convert_matching(
+    doc: &read::Document,
+    options: &Options,
+    hints: &review::HintsFile,
+) -> Result<(Conversion, tool::reviewed::Resolution)> {
+    let plan = tool::Plan::matching(doc, options, hints)?;
+    Ok((build_all(&plan)?, plan.resolution().clone()))
+}
+
+fn build_all(plan: &tool::Plan<'_>) -> Result<Conversion> {
     use rayon::prelude::*;
-    let plan = tool::Plan::new(doc, options, hints)?;
     // Collected whole, so that the error reported is the first in document order.
     let built: Vec<Result<Tool>> = (0..plan.len())
         .into_par_iter()
@@ -112,6 +129,7 @@ pub fn convert_with(
         operations: summary.operations,
         notices: summary.notices,
         security_schemes: summary.security_schemes,
+        disabled: summary.disabled,
     })
 }
 

@@ -304,3 +304,325 @@ fn check_passes_fails_and_never_writes() {
         .assert()
         .code(2);
 }
+
+const CURATION: &str = "specs/curation.yaml";
+const CURATION_HINTS: &str = "specs/hints/curation.hints.yaml";
+
+fn tool_names(out: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(out).unwrap();
+    v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn tool_of<'v>(v: &'v Value, name: &str) -> &'v Value {
+    v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+/// `name`, `description` and `disabled` of the hints file and of `x-speakeasy-mcp` are what
+/// convert, lint, review and search see.
+#[test]
+fn curation_is_honoured_by_every_command() {
+    let out = stdout(
+        cmd().args(["convert", CURATION, "--hints", CURATION_HINTS]),
+        0,
+    );
+    assert_eq!(
+        tool_names(&out),
+        ["rc_noop", "stats", "list_org_members", "instance_status"]
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        tool_of(&v, "stats")["description"],
+        "Transfer statistics of the running rclone: bytes, speed, errors."
+    );
+    assert_eq!(
+        tool_of(&v, "instance_status")["description"],
+        "Tells whether the instance is up, and its version."
+    );
+    // Without the file, x-speakeasy-mcp alone: its name and disabled hold.
+    let plain = stdout(cmd().args(["convert", CURATION]), 0);
+    assert_eq!(
+        tool_names(&plain),
+        [
+            "rc_noop",
+            "core_stats",
+            "operations_deletefile",
+            "list_org_members",
+            "instance_status"
+        ]
+    );
+    let lint = stdout(
+        cmd().args([
+            "lint",
+            CURATION,
+            "--hints",
+            CURATION_HINTS,
+            "--format",
+            "json",
+        ]),
+        0,
+    );
+    assert!(!lint.contains("operations_deletefile"), "{lint}");
+    assert!(
+        lint.contains("\"instance_status\"") && !lint.contains("core_stats"),
+        "{lint}"
+    );
+    let review = stdout(
+        cmd().args(["review", CURATION, "--hints", CURATION_HINTS]),
+        0,
+    );
+    assert!(review.contains("`stats`") && !review.contains("| `operations_deletefile`"));
+    let search = stdout(
+        cmd().args([
+            "search",
+            CURATION,
+            "remove a file",
+            "--hints",
+            CURATION_HINTS,
+        ]),
+        0,
+    );
+    assert!(!search.contains("operations_deletefile"), "{search}");
+    let search = stdout(
+        cmd().args([
+            "search",
+            CURATION,
+            "bytes speed errors",
+            "--hints",
+            CURATION_HINTS,
+        ]),
+        0,
+    );
+    assert!(
+        search.lines().next().unwrap().contains("\tstats\t"),
+        "{search}"
+    );
+}
+
+/// `defaults: {disabled: true}` keeps only the tools whose entry says `disabled: false`, and
+/// disabling a tool renames no other.
+#[test]
+fn defaults_disabled_keeps_only_the_chosen_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let hints = dir.path().join("hints.yaml");
+    std::fs::write(
+        &hints,
+        "defaults:\n  disabled: true\ntools:\n  list_org_members:\n    disabled: false\n",
+    )
+    .unwrap();
+    let out = stdout(cmd().args(["convert", CURATION, "--hints"]).arg(&hints), 0);
+    assert_eq!(tool_names(&out), ["list_org_members"]);
+    // A spec where two operations want one name: disabling one leaves the other's name.
+    let spec = dir.path().join("twins.yaml");
+    std::fs::write(
+        &spec,
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get: {operationId: listPets, responses: {'200': {description: ok}}}\n  /b:\n    get: {operationId: list_pets, responses: {'200': {description: ok}}}\n",
+    )
+    .unwrap();
+    let both = tool_names(&stdout(cmd().arg("convert").arg(&spec), 0));
+    std::fs::write(
+        &hints,
+        format!("tools:\n  {}:\n    disabled: true\n", both[0]),
+    )
+    .unwrap();
+    let one = tool_names(&stdout(
+        cmd().arg("convert").arg(&spec).arg("--hints").arg(&hints),
+        0,
+    ));
+    assert_eq!(one, [both[1].clone()]);
+}
+
+/// An operationId renamed on the same METHOD + path keeps the reviewed entry: the values apply
+/// (a note says so), `--check` reports the rename as drift, `hints --update` moves the entry.
+/// A name style or a curated name is a rename too; only a gone operation is stale.
+#[test]
+fn decisions_follow_their_operation() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    let hints = dir.path().join("hints.yaml");
+    std::fs::copy(common::root().join(CURATION_HINTS), &hints).unwrap();
+    cmd()
+        .args(["convert", CURATION, "--hints"])
+        .arg(&hints)
+        .arg("-o")
+        .arg(&tools)
+        .assert()
+        .success();
+    let renamed = dir.path().join("renamed.yaml");
+    let text = std::fs::read_to_string(common::root().join(CURATION)).unwrap();
+    std::fs::write(
+        &renamed,
+        text.replace("operationId: rcNoop", "operationId: noop"),
+    )
+    .unwrap();
+    // The reviewed readOnlyHint true holds under the new name (POST suggests false).
+    let out = stdout(
+        cmd()
+            .arg("convert")
+            .arg(&renamed)
+            .arg("--hints")
+            .arg(&hints),
+        0,
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(tool_of(&v, "noop")["annotations"]["readOnlyHint"], true);
+    cmd()
+        .arg("convert")
+        .arg(&renamed)
+        .arg("--hints")
+        .arg(&hints)
+        .arg("--check")
+        .arg("-o")
+        .arg(&tools)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("renamed rc_noop -> noop").and(predicate::str::contains(
+                "entry `rc_noop` applied to tool `noop`",
+            )),
+        );
+    cmd()
+        .arg("hints")
+        .arg(&renamed)
+        .arg("--update")
+        .arg(&hints)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("rc_noop: the tool is now `noop`"));
+    let updated = openapi_mcp::review::HintsFile::load(&hints).unwrap();
+    let entries = updated.tools.as_ref().unwrap();
+    assert!(!entries.contains_key("rc_noop") && updated.removed.is_none());
+    assert!(entries["noop"].reviewed && entries["noop"].read_only_hint == Some(true));
+    assert_eq!(
+        entries["noop"].note.as_deref(),
+        Some("noop only echoes its input")
+    );
+    // Curation survives the update.
+    assert_eq!(entries["core_stats"].name.as_deref(), Some("stats"));
+    assert!(entries["core_stats"].description.is_some());
+    assert_eq!(entries["operations_deletefile"].disabled, Some(true));
+    // Another name style: the same file applies, through the operation.
+    let camel = stdout(
+        cmd().args([
+            "convert",
+            CURATION,
+            "--name-style",
+            "camel",
+            "--hints",
+            CURATION_HINTS,
+        ]),
+        0,
+    );
+    let v: Value = serde_json::from_str(&camel).unwrap();
+    assert_eq!(tool_of(&v, "rcNoop")["annotations"]["readOnlyHint"], true);
+    assert_eq!(tool_of(&v, "rcNoop")["annotations"]["idempotentHint"], true);
+    // Without `operation:`, the operationId in another style finds it.
+    std::fs::write(
+        &hints,
+        "tools:\n  rcNoop:\n    readOnlyHint: true\n    reviewed: true\n",
+    )
+    .unwrap();
+    let out = stdout(cmd().args(["convert", CURATION, "--hints"]).arg(&hints), 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(tool_of(&v, "rc_noop")["annotations"]["readOnlyHint"], true);
+    // A gone operation is stale: exit 2 naming it.
+    let gone = dir.path().join("gone.yaml");
+    std::fs::write(
+        &gone,
+        text.replace(
+            "/rc/noop:\n    post:\n      operationId: rcNoop",
+            "/rc/other:\n    post:\n      operationId: rcOther",
+        ),
+    )
+    .unwrap();
+    std::fs::copy(common::root().join(CURATION_HINTS), &hints).unwrap();
+    cmd()
+        .arg("convert")
+        .arg(&gone)
+        .arg("--hints")
+        .arg(&hints)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("rc_noop"));
+}
+
+/// An entry of an operation the filters drop is not stale.
+#[test]
+fn filters_drop_entries_without_error() {
+    let out = stdout(
+        cmd().args([
+            "convert",
+            CURATION,
+            "--methods",
+            "get",
+            "--hints",
+            CURATION_HINTS,
+        ]),
+        0,
+    );
+    assert_eq!(tool_names(&out), ["list_org_members", "instance_status"]);
+}
+
+/// An unknown key, a bad curated name and a collision are one line with the file's line and
+/// column, exit 2, and nothing is written.
+#[test]
+fn bad_curation_is_exit_2_at_its_line_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let hints = dir.path().join("hints.yaml");
+    let out = dir.path().join("tools.json");
+    let cases = [
+        (
+            "tools:\n  rc_noop:\n    nmae: noop\n",
+            "hints.yaml:3:5: ",
+            "unknown field `nmae`",
+        ),
+        (
+            "tools:\n  rc_noop:\n    name: \"no op\"\n",
+            "hints.yaml:3:11: ",
+            "\"no op\"",
+        ),
+        (
+            "tools:\n  rc_noop:\n    name: a_name_much_longer_than_the_sixty_four_characters_a_client_takes_x\n",
+            "hints.yaml:3:11: ",
+            "at most 64",
+        ),
+        (
+            "tools:\n  rc_noop:\n    reviewed: true\n  core_stats:\n    name: rc_noop\n",
+            "hints.yaml:5:11: ",
+            "entry `rc_noop` at 3:5",
+        ),
+    ];
+    for (text, at, why) in cases {
+        std::fs::write(&hints, text).unwrap();
+        let convert = cmd()
+            .args(["convert", CURATION, "-o"])
+            .arg(&out)
+            .arg("--hints")
+            .arg(&hints)
+            .assert();
+        let update = cmd()
+            .args(["hints", CURATION, "--update"])
+            .arg(&hints)
+            .assert();
+        for assert in [convert, update] {
+            let err = String::from_utf8(assert.code(2).get_output().stderr.clone()).unwrap();
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains(at) && err.contains(why), "{text}: {err}");
+            assert!(!out.exists(), "nothing written");
+            assert_eq!(
+                std::fs::read_to_string(&hints).unwrap(),
+                text,
+                "nothing written"
+            );
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! Check: compares a tools file on disk with what would be written, and summarises the drift
-//! (tools added, removed, changed with the changed fields) for `convert --check`.
+//! (tools added, removed, renamed, changed with the changed fields) for `convert --check`.
 
 use serde_json::Value;
 
@@ -8,6 +8,9 @@ use serde_json::Value;
 pub struct Drift {
     pub added: Vec<String>,
     pub removed: Vec<String>,
+    /// (old name, new name, changed fields) of a tool whose operation (`METHOD /path` in its
+    /// `_meta`) is the same under another name.
+    pub renamed: Vec<(String, String, Vec<String>)>,
     /// (tool, changed fields such as `inputSchema` or `annotations.readOnlyHint: false -> true`).
     pub changed: Vec<(String, Vec<String>)>,
     /// The file could not be read as a tools list (missing, or not ours).
@@ -26,6 +29,13 @@ impl Drift {
         }
         for name in &self.removed {
             out.push_str(&format!("removed {name}\n"));
+        }
+        for (old, new, fields) in &self.renamed {
+            out.push_str(&format!("renamed {old} -> {new}"));
+            if !fields.is_empty() {
+                out.push_str(&format!(": {}", fields.join(", ")));
+            }
+            out.push('\n');
         }
         for (name, fields) in &self.changed {
             out.push_str(&format!("changed {name}: {}\n", fields.join(", ")));
@@ -93,7 +103,48 @@ pub fn drift(old: Result<Value, String>, new: &Value) -> Drift {
             d.removed.push(name.to_string());
         }
     }
+    // A removed tool and an added one of the same operation: a rename.
+    let tool = |list: &[(&str, &Value)], name: &str| -> Option<Value> {
+        list.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| (*t).clone())
+    };
+    let mut removed = Vec::new();
+    for name in std::mem::take(&mut d.removed) {
+        let before = tool(&old_tools, &name);
+        let op = before.as_ref().and_then(operation);
+        let to = op.and_then(|op| {
+            d.added
+                .iter()
+                .position(|a| tool(&new_tools, a).as_ref().and_then(operation) == Some(op.clone()))
+        });
+        match (to, before) {
+            (Some(i), Some(mut before)) => {
+                let new = d.added.remove(i);
+                let mut after = tool(&new_tools, &new).unwrap_or_default();
+                for t in [&mut before, &mut after] {
+                    if let Some(m) = t.as_object_mut() {
+                        m.remove("name");
+                    }
+                }
+                d.renamed.push((name, new, changed_fields(&before, &after)));
+            }
+            _ => removed.push(name),
+        }
+    }
+    d.removed = removed;
     d
+}
+
+/// `METHOD /path` of a tool, from the call mapping in its `_meta`.
+fn operation(tool: &Value) -> Option<(String, String)> {
+    let meta = tool.get("_meta")?.as_object()?;
+    meta.values().find_map(|m| {
+        Some((
+            m.get("method")?.as_str()?.to_string(),
+            m.get("path")?.as_str()?.to_string(),
+        ))
+    })
 }
 
 fn changed_fields(old: &Value, new: &Value) -> Vec<String> {
@@ -147,6 +198,7 @@ mod tests {
         let d = drift(Ok(old), &new);
         assert_eq!(d.added, ["b"]);
         assert_eq!(d.removed, ["gone"]);
+        assert!(d.renamed.is_empty());
         assert_eq!(
             d.changed,
             [(
@@ -156,6 +208,22 @@ mod tests {
                     "description".to_string()
                 ]
             )]
+        );
+    }
+
+    #[test]
+    fn a_tool_of_the_same_operation_under_another_name_is_renamed() {
+        let meta = json!({"openapi-mcp/http": {"method": "POST", "path": "/rc/noop"}});
+        let old = json!({"tools": [{"name": "rc_noop", "annotations": {"readOnlyHint": true}, "_meta": meta}]});
+        let new = json!({"tools": [{"name": "noop", "annotations": {"readOnlyHint": true}, "_meta": meta}]});
+        let d = drift(Ok(old.clone()), &new);
+        assert_eq!(d.renamed, [("rc_noop".into(), "noop".into(), vec![])]);
+        assert!(d.added.is_empty() && d.removed.is_empty());
+        assert_eq!(d.render("t.json"), "renamed rc_noop -> noop\n");
+        let flipped = json!({"tools": [{"name": "noop", "annotations": {"readOnlyHint": false}, "_meta": meta}]});
+        assert_eq!(
+            drift(Ok(old), &flipped).render("t.json"),
+            "renamed rc_noop -> noop: annotations.readOnlyHint: true -> false\n"
         );
     }
 }

@@ -21,6 +21,7 @@
 
 use crate::error::{Error, Location, Result};
 use crate::tool::Tool;
+use crate::tool::reviewed::{Candidate, Resolution};
 pub use crate::tool::reviewed::{Defaults, Entry, HintsFile};
 use crate::tool::suggest::{self, Hint, HintSource};
 use indexmap::IndexMap;
@@ -31,10 +32,17 @@ use std::path::Path;
 impl HintsFile {
     /// Parse a hints file (YAML or JSON). `name` is used in messages.
     pub fn parse(name: &str, text: &str) -> Result<HintsFile> {
+        let source = crate::tool::reviewed::Source {
+            name: name.to_string(),
+            text: text.to_string(),
+        };
         if text.trim().is_empty() {
-            return Ok(HintsFile::default());
+            return Ok(HintsFile {
+                source,
+                ..HintsFile::default()
+            });
         }
-        yaml_serde::from_str(text).map_err(|e| Error::Input {
+        let mut file: HintsFile = yaml_serde::from_str(text).map_err(|e| Error::Input {
             file: name.to_string(),
             location: e
                 .location()
@@ -47,7 +55,9 @@ impl HintsFile {
                 "invalid hints file: {}",
                 crate::read::strip_position(&e.to_string())
             ),
-        })
+        })?;
+        file.source = source;
+        Ok(file)
     }
 
     /// Read and parse a hints file.
@@ -70,6 +80,8 @@ pub struct UpdateReport {
     pub orphaned: Vec<String>,
     /// (tool, old operation, new operation) where the informational operation changed.
     pub moved: Vec<(String, String, String)>,
+    /// (old key, new name) of entries moved to the renamed tool they apply to.
+    pub renamed: Vec<(String, String)>,
     /// (tool, hint key) of unreviewed values that were the method table's and now take the new
     /// suggestion.
     pub refreshed: Vec<(String, &'static str)>,
@@ -114,16 +126,27 @@ fn refresh(e: &mut Entry, tool: &Tool, report: &mut UpdateReport) {
 /// Merge `old` with the current `tools` (suggested hints, before any file is applied): reviewed
 /// entries and values a human changed are kept as written, unreviewed values that are the
 /// method table's take the current suggestion, new tools get unreviewed entries, vanished ones
-/// go under `removed:`, and a missing `defaults:` block is added.
+/// go under `removed:`, and a missing `defaults:` block is added. Entries are matched to the
+/// tools as [`HintsFile::resolve`] does.
 pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
+    let candidates: Vec<Candidate<'_>> = tools.iter().map(Candidate::of).collect();
+    update_resolved(old, tools, &old.resolve(&candidates))
+}
+
+/// [`update`] with the entries already matched to `tools` (`resolution.entries[i]` is the key of
+/// tool `i`'s entry): an entry matched to a tool of another name moves to that name; an entry
+/// neither matched nor unmatched (its operation dropped by a filter) stays as it is.
+pub fn update_resolved(
+    old: &HintsFile,
+    tools: &[Tool],
+    resolution: &Resolution,
+) -> (HintsFile, UpdateReport) {
     let mut report = UpdateReport::default();
     let mut entries = IndexMap::new();
-    let current: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    let before: HashMap<&str, &Entry> = old.entries().map(|(n, e)| (n.as_str(), e)).collect();
-    for tool in tools {
-        match before.get(tool.name.as_str()) {
-            Some(e) => {
-                let mut e = (*e).clone();
+    for (tool, key) in tools.iter().zip(&resolution.entries) {
+        match key.as_deref().and_then(|k| Some((k, old.entry(k)?))) {
+            Some((key, e)) => {
+                let mut e = e.clone();
                 let now = tool.operation();
                 if let Some(before) = &e.operation
                     && *before != now
@@ -131,6 +154,9 @@ pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
                     report
                         .moved
                         .push((tool.name.clone(), before.clone(), now.clone()));
+                }
+                if key != tool.name {
+                    report.renamed.push((key.to_string(), tool.name.clone()));
                 }
                 e.operation = Some(now);
                 refresh(&mut e, tool, &mut report);
@@ -143,17 +169,31 @@ pub fn update(old: &HintsFile, tools: &[Tool]) -> (HintsFile, UpdateReport) {
             }
         }
     }
+    let matched: HashSet<&str> = resolution
+        .entries
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let unmatched: HashSet<&str> = resolution.unmatched.iter().map(String::as_str).collect();
     let mut removed = old.removed.clone().unwrap_or_default();
     for (name, e) in old.entries() {
-        if !current.contains(name.as_str()) {
+        if matched.contains(name.as_str()) {
+            continue;
+        }
+        if unmatched.contains(name.as_str()) {
             report.orphaned.push(name.clone());
             removed.insert(name.clone(), e.clone());
+        } else if !entries.contains_key(name) {
+            report.kept += 1;
+            entries.insert(name.clone(), e.clone());
         }
     }
     let file = HintsFile {
         defaults: Some(old.defaults.clone().unwrap_or_else(Defaults::starter)),
         tools: Some(entries),
         removed: (!removed.is_empty()).then_some(removed),
+        source: old.source.clone(),
     };
     (file, report)
 }
@@ -214,6 +254,9 @@ fn write_defaults(out: &mut String, d: &Defaults) {
             let _ = writeln!(out, "  {key}: {v}");
         }
     }
+    if let Some(v) = d.disabled {
+        let _ = writeln!(out, "  disabled: {v}");
+    }
     let _ = writeln!(out, "  reviewed: {}", d.reviewed);
     if let Some(n) = &d.note {
         let _ = writeln!(out, "  note: {}", quote(n));
@@ -269,6 +312,15 @@ fn write_entry(out: &mut String, name: &str, e: &Entry, tool: Option<&Tool>) {
     }
     if let Some(t) = &e.title {
         let _ = writeln!(out, "    title: {}", quote(t));
+    }
+    if let Some(n) = &e.name {
+        let _ = writeln!(out, "    name: {}", quote(n));
+    }
+    if let Some(d) = &e.description {
+        let _ = writeln!(out, "    description: {}", quote(d));
+    }
+    if let Some(d) = e.disabled {
+        let _ = writeln!(out, "    disabled: {d}");
     }
     let _ = writeln!(out, "    reviewed: {}", e.reviewed);
     if let Some(n) = &e.note {

@@ -8,4 +8,4 @@ pub mod lint;
 pub mod readback;
 pub mod report;
 
-pub use hints_file::{Entry, HintsFile, UpdateReport, render, update};
+pub use hints_file::{Entry, HintsFile, UpdateReport, render, update, update_resolved};

@@ -33,6 +33,7 @@ pub fn render(
     tools: &[Tool],
     findings: &[Finding],
     defaults: Option<&Defaults>,
+    disabled: &[String],
 ) -> String {
     let mut out = format!(
         "# Hint review: {}\n\n",
@@ -64,6 +65,16 @@ pub fn render(
                 .as_ref()
                 .map(|n| format!("; {}", cell(n)))
                 .unwrap_or_default(),
+        ));
+    }
+    if !disabled.is_empty() {
+        out.push_str(&format!(
+            "Disabled by curation (not served): {}.\n\n",
+            disabled
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     let unsettled_count = tools.iter().filter(|t| unsettled(t)).count();

@@ -323,12 +323,14 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     let base_url = args.base_url.as_deref().map(absolute_url).transpose()?;
 
     let doc = crate::read::load_file_in(&args.spec, args.ref_root.as_deref())?;
-    let mut conversion = crate::convert_document(&doc, &args.conversion)?;
+    let hints = args
+        .hints
+        .as_ref()
+        .map(crate::review::HintsFile::load)
+        .transpose()?;
+    let conversion = crate::convert_with(&doc, &args.conversion, hints.as_ref())?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
-    }
-    if let Some(path) = &args.hints {
-        crate::review::HintsFile::load(path)?.apply(&mut conversion.tools)?;
     }
 
     let dynamic = args

@@ -80,7 +80,7 @@ pub fn method_path_words(method: Method, path: &str) -> String {
     words.join(" ")
 }
 
-fn styled(raw: &str, style: NameStyle) -> String {
+pub(crate) fn styled(raw: &str, style: NameStyle) -> String {
     let separator = separator(style);
     let converted = match style {
         NameStyle::Snake => snake_case(raw),
