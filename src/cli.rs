@@ -70,6 +70,11 @@ pub struct LintArgs {
     /// Apply this reviewed hints file first; findings on `reviewed: true` tools become info.
     #[arg(long, value_name = "FILE")]
     pub hints: Option<PathBuf>,
+    /// Also exit 1 while a tool that is not reviewed has an unsure hint or a finding of a hint
+    /// rule (name-contradicts-hints, hint-uncertain, put-creates-idempotent), or the hints
+    /// file's `defaults:` is not reviewed; standard error says how many and which.
+    #[arg(long)]
+    pub strict: bool,
     /// Output format: `text` (one finding a line: `severity tool rule: message`) or `json`.
     #[arg(long, value_enum, default_value_t = LintFormat::Text)]
     pub format: LintFormat,
@@ -705,7 +710,14 @@ fn lint(args: &LintArgs) -> Result<i32> {
         LintFormat::Json => lint::render_json(&findings),
     })?;
     let errors = findings.iter().any(|f| f.severity == lint::Severity::Error);
-    Ok(i32::from(errors))
+    let gate = args
+        .strict
+        .then(|| lint::gate(&tools, &findings, options))
+        .and_then(|g| g.message());
+    if let Some(message) = &gate {
+        eprintln!("openapi-mcp: {message}");
+    }
+    Ok(i32::from(errors || gate.is_some()))
 }
 
 fn review(args: &ReviewArgs) -> Result<i32> {

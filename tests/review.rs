@@ -626,3 +626,56 @@ fn bad_curation_is_exit_2_at_its_line_and_nothing_is_written() {
         }
     }
 }
+
+/// `lint --strict` exits 1 naming each tool with an unsure hint or a hint finding that is not
+/// reviewed (and an unreviewed `defaults:`), and 0 once a person reviewed each of them.
+#[test]
+fn strict_gate_holds_until_every_flagged_tool_is_reviewed() {
+    let dir = tempfile::tempdir().unwrap();
+    let hints = dir.path().join("hints.yaml");
+    std::fs::copy(common::root().join(TRAPS_HINTS), &hints).unwrap();
+    let strict = |hints: Option<&std::path::Path>| {
+        let mut c = cmd();
+        c.args(["lint", "--strict"]).args(METHOD).arg(TRAPS);
+        if let Some(h) = hints {
+            c.arg("--hints").arg(h);
+        }
+        let out = c.output().unwrap();
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (code, err) = strict(Some(&hints));
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("7 tools have an unsure hint or a hint finding and are not reviewed: cancel_order, search_orders")
+            && err.contains("`defaults:` block is not reviewed"),
+        "{err}"
+    );
+    // Without a hints file, every such tool counts (and no `defaults:` is asked for).
+    let (code, err) = strict(None);
+    assert_eq!(code, Some(1));
+    assert!(!err.contains("defaults") && err.contains("logout"), "{err}");
+    // Review each named tool and the defaults.
+    let names: Vec<&str> = err
+        .split("not reviewed: ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .split(", ")
+        .collect();
+    let mut text = std::fs::read_to_string(&hints).unwrap();
+    text = text.replace("reviewed: false", "reviewed: true");
+    text.insert_str(0, "defaults:\n  reviewed: true\n");
+    for name in names {
+        if !text.contains(&format!("\n  {name}:\n")) {
+            text.push_str(&format!("  {name}:\n    reviewed: true\n"));
+        }
+    }
+    std::fs::write(&hints, text).unwrap();
+    assert_eq!(strict(Some(&hints)), (Some(0), String::new()));
+    cmd()
+        .args(["lint", "--strict", "specs/petstore.yaml"])
+        .assert()
+        .code(0);
+}

@@ -57,6 +57,78 @@ pub mod rules {
     pub const LIST_TOO_LARGE: &str = "list-too-large";
 }
 
+/// The rules about a tool's hints that `lint --strict` counts until the tool is reviewed.
+pub const HINT_RULES: [&str; 3] = [
+    rules::NAME_CONTRADICTS_HINTS,
+    rules::HINT_UNCERTAIN,
+    rules::PUT_CREATES_IDEMPOTENT,
+];
+
+/// What `lint --strict` holds against the tools: those that need a person's decision.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gate {
+    /// Tools not reviewed that have an unsure hint or a finding of a [`HINT_RULES`] rule, in
+    /// tool order.
+    pub tools: Vec<String>,
+    /// The hints file's `defaults:` block is not reviewed.
+    pub defaults: bool,
+}
+
+impl Gate {
+    /// Whether nothing is left to decide.
+    pub fn passes(&self) -> bool {
+        self.tools.is_empty() && !self.defaults
+    }
+
+    /// One line saying what is left, for standard error; `None` when the gate passes.
+    pub fn message(&self) -> Option<String> {
+        if self.passes() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if !self.tools.is_empty() {
+            parts.push(format!(
+                "{} {} an unsure hint or a hint finding and {} not reviewed: {}",
+                self.tools.len(),
+                if self.tools.len() == 1 {
+                    "tool has"
+                } else {
+                    "tools have"
+                },
+                if self.tools.len() == 1 { "is" } else { "are" },
+                self.tools.join(", ")
+            ));
+        }
+        if self.defaults {
+            parts.push("the hints file's `defaults:` block is not reviewed".into());
+        }
+        Some(format!(
+            "lint --strict: {}; review them in the hints file (`reviewed: true`)",
+            parts.join("; and ")
+        ))
+    }
+}
+
+/// The gate of `lint --strict` over `tools` and their `findings`: with a hints file
+/// (`options.expect_review`), its `defaults:` must be reviewed too.
+pub fn gate(tools: &[Tool], findings: &[Finding], options: LintOptions) -> Gate {
+    let flagged: std::collections::HashSet<&str> = findings
+        .iter()
+        .filter(|f| HINT_RULES.contains(&f.rule) && f.severity >= Severity::Warning)
+        .map(|f| f.tool.as_str())
+        .collect();
+    let tools = tools
+        .iter()
+        .filter(|t| !t.review.as_ref().is_some_and(|r| r.reviewed))
+        .filter(|t| t.hints.confidence() == Confidence::Unsure || flagged.contains(t.name.as_str()))
+        .map(|t| t.name.clone())
+        .collect();
+    Gate {
+        tools,
+        defaults: options.expect_review && !options.defaults_reviewed,
+    }
+}
+
 /// The `tool` of a finding about the whole list.
 pub const WHOLE_LIST: &str = "(all tools)";
 
