@@ -126,11 +126,25 @@ pub enum LintFormat {
 
 #[derive(Debug, Args)]
 pub struct ReviewArgs {
-    /// The OpenAPI document: a path, or `-` for standard input.
+    /// The OpenAPI document, or an already converted tools file; `-` for standard input.
     pub spec: String,
     /// Apply this reviewed hints file first.
     #[arg(long, value_name = "FILE")]
     pub hints: Option<PathBuf>,
+    /// List every tool. By default the review lists the tools that need a decision, then the
+    /// others if they fit, within 65,536 characters (a pull-request comment).
+    #[arg(long)]
+    pub all: bool,
+    /// Output format: `markdown` or `json` (see README, "Reviewing a large API in a pull request").
+    #[arg(long, value_enum, default_value_t = review::report::ReviewFormat::Markdown)]
+    pub format: review::report::ReviewFormat,
+    /// List only the tools that are new or whose hints, findings or curation changed against
+    /// this earlier state: the spec (or tools file) of the pull request's base.
+    #[arg(long, value_name = "SPEC")]
+    pub base: Option<String>,
+    /// The base's hints file, applied to `--base`.
+    #[arg(long, value_name = "FILE", requires = "base")]
+    pub base_hints: Option<PathBuf>,
     #[command(flatten)]
     pub budgets: BudgetArgs,
     #[command(flatten)]
@@ -729,10 +743,26 @@ fn review(args: &ReviewArgs) -> Result<i32> {
     } = tools_for_review(&args.spec, &args.select, &args.read, args.hints.as_deref())?;
     let options = args.budgets.lint_options(hints.as_ref());
     let findings = lint::lint(&tools, options);
+    let selection = match &args.base {
+        Some(base) => {
+            let before =
+                tools_for_review(base, &args.select, &args.read, args.base_hints.as_deref())?;
+            let base_options = args.budgets.lint_options(before.hints.as_ref());
+            let base_findings = lint::lint(&before.tools, base_options);
+            review::report::changed(&tools, &findings, &before.tools, &base_findings)
+        }
+        None if args.all => review::report::Selection::All,
+        None => review::report::Selection::Fit,
+    };
     let defaults = hints.as_ref().and_then(|h| h.defaults.as_ref());
-    print(&review::report::render(
-        &title, &tools, &findings, defaults, &disabled,
-    ))?;
+    let report = review::report::Review {
+        title: &title,
+        tools: &tools,
+        findings: &findings,
+        defaults,
+        disabled: &disabled,
+    };
+    print(&review::report::render(report, &selection, args.format))?;
     Ok(0)
 }
 

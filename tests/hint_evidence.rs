@@ -56,23 +56,28 @@ fn review_snapshots() {
     snapshot!("hint-rpc.review.md", stdout(cmd().args(["review", RPC]), 0));
 }
 
-/// `review` lists the unsettled tools first, then the others, each in document order.
+/// `review` lists the tools that need a decision first (an unsure hint or a hint finding),
+/// then the others, each in document order.
 #[test]
 fn review_puts_unsettled_tools_first() {
     let out = stdout(cmd().args(["review", EVIDENCE]), 0);
-    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| `")).collect();
-    let first_sure = rows.iter().position(|r| !r.contains("unsure")).unwrap();
-    assert!(first_sure > 0, "{out}");
+    let (first, rest) = out.split_once("## Settled or reviewed").unwrap();
+    let rows = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(str::to_string)
+            .collect()
+    };
+    let (first, rest) = (rows(first), rows(rest));
+    assert!(!first.is_empty() && !rest.is_empty(), "{out}");
     assert!(
-        rows[first_sure..].iter().all(|r| !r.contains("unsure")),
-        "{out}"
-    );
-    assert!(
-        rows[..first_sure]
+        first
             .iter()
-            .all(|r| r.contains("hint-uncertain")),
+            .all(|r| r.contains("hint-uncertain") || r.contains("name-contradicts-hints")),
         "{out}"
     );
+    assert!(first.iter().any(|r| r.contains("unsure")), "{out}");
+    assert!(rest.iter().all(|r| !r.contains("unsure")), "{out}");
 }
 
 #[test]
@@ -207,7 +212,7 @@ fn defaults_block_precedence() {
     // review shows the block once, at the top, and the source of each value.
     let review = stdout(cmd().args(["review", EVIDENCE, "--hints"]).arg(&hints), 0);
     assert_eq!(review.matches("Defaults for every tool").count(), 1);
-    let top: String = review.lines().take(4).collect::<Vec<_>>().join("\n");
+    let top: String = review.lines().take(8).collect::<Vec<_>>().join("\n");
     assert!(
         top.contains("openWorldHint false") && top.contains("reviewed; our own instance"),
         "{top}"

@@ -337,7 +337,13 @@ fn curation_is_honoured_by_every_command() {
     );
     assert_eq!(
         tool_names(&out),
-        ["rc_noop", "stats", "list_org_members", "instance_status"]
+        [
+            "rc_noop",
+            "stats",
+            "list_org_members",
+            "instance_status",
+            "update_org_settings"
+        ]
     );
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -357,7 +363,8 @@ fn curation_is_honoured_by_every_command() {
             "core_stats",
             "operations_deletefile",
             "list_org_members",
-            "instance_status"
+            "instance_status",
+            "update_org_settings"
         ]
     );
     let lint = stdout(
@@ -678,4 +685,172 @@ fn strict_gate_holds_until_every_flagged_tool_is_reviewed() {
         .args(["lint", "--strict", "specs/petstore.yaml"])
         .assert()
         .code(0);
+}
+
+/// `review` in both formats on the curation scenario: the counts first, curation shown.
+#[test]
+fn review_snapshots_in_both_formats() {
+    snapshot!(
+        "curation.review.md",
+        stdout(
+            cmd().args(["review", CURATION, "--hints", CURATION_HINTS]),
+            0
+        )
+    );
+    snapshot!(
+        "curation.review.json",
+        stdout(
+            cmd().args([
+                "review",
+                CURATION,
+                "--hints",
+                CURATION_HINTS,
+                "--format",
+                "json"
+            ]),
+            0
+        )
+    );
+    snapshot!(
+        "review-traps.review.json",
+        stdout(
+            cmd().args(["review"]).args(METHOD).args([
+                TRAPS,
+                "--hints",
+                TRAPS_HINTS,
+                "--format",
+                "json"
+            ]),
+            0
+        )
+    );
+}
+
+/// A spec of `n` operations whose names contradict their method: every tool needs a decision.
+fn flagged_spec(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let mut paths = serde_json::Map::new();
+    for i in 0..n {
+        paths.insert(
+            format!("/things/{i}/remove"),
+            serde_json::json!({"post": {"operationId": format!("deleteThingNumber{i}WithAFairlyLongName"),
+                "summary": "Removes the thing for good, with a summary long enough to weigh something",
+                "responses": {"200": {"description": "ok"}}}}),
+        );
+    }
+    let spec = serde_json::json!({"openapi": "3.0.3", "info": {"title": "Many", "version": "1"}, "paths": paths});
+    let path = dir.join("many.json");
+    std::fs::write(&path, spec.to_string()).unwrap();
+    path
+}
+
+/// The default review fits a pull-request comment however many tools need a decision, says how
+/// many were left out, and `--all` lists them all; the JSON has the documented fields.
+#[test]
+fn default_review_fits_a_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = flagged_spec(dir.path(), 2_000);
+    for format in ["markdown", "json"] {
+        let out = stdout(
+            cmd()
+                .arg("review")
+                .args(METHOD)
+                .arg(&spec)
+                .args(["--format", format]),
+            0,
+        );
+        assert!(out.chars().count() <= 65_536, "{format}: {}", out.len());
+        if format == "markdown" {
+            assert!(out.starts_with("# Hint review: Many\n\n**2000 tools**: 2000 need a decision"));
+            assert!(
+                out.contains(
+                    "more tools of this section left out to fit 65536 characters: `--all`"
+                )
+            );
+        } else {
+            let v: Value = serde_json::from_str(&out).unwrap();
+            for key in [
+                "title", "counts", "defaults", "disabled", "allTools", "tools", "omitted",
+            ] {
+                assert!(v.get(key).is_some(), "{key}");
+            }
+            let listed = v["tools"].as_array().unwrap().len();
+            assert_eq!(listed + v["omitted"].as_u64().unwrap() as usize, 2_000);
+            assert_eq!(v["counts"]["needDecision"], 2_000);
+            let t = &v["tools"][0];
+            for key in [
+                "name",
+                "operation",
+                "needsDecision",
+                "reviewed",
+                "note",
+                "curated",
+                "hints",
+                "findings",
+            ] {
+                assert!(t.get(key).is_some(), "{key}");
+            }
+            for key in ["value", "source", "confidence", "reason"] {
+                assert!(t["hints"]["readOnlyHint"].get(key).is_some(), "{key}");
+            }
+        }
+    }
+    let all = stdout(cmd().arg("review").args(METHOD).arg(&spec).arg("--all"), 0);
+    assert_eq!(all.lines().filter(|l| l.starts_with("| `")).count(), 2_000);
+}
+
+/// `--base` lists only what changed against the base: a flipped, reviewed hint, a new tool, a
+/// gone one.
+#[test]
+fn review_against_a_base_lists_only_the_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let base_hints = dir.path().join("base.yaml");
+    let hints = dir.path().join("hints.yaml");
+    std::fs::copy(common::root().join(CURATION_HINTS), &base_hints).unwrap();
+    let text = std::fs::read_to_string(&base_hints).unwrap();
+    std::fs::write(
+        &hints,
+        format!("{text}  list_org_members:\n    idempotentHint: false\n    reviewed: true\n"),
+    )
+    .unwrap();
+    let spec = dir.path().join("spec.yaml");
+    let base_text = std::fs::read_to_string(common::root().join(CURATION)).unwrap();
+    std::fs::write(
+        &spec,
+        base_text.replace("/core/stats:", "/core/version:\n    get:\n      operationId: coreVersion\n      responses: {\"200\": {description: ok}}\n  /core/stats:")
+            .replace("  /rc/noop:\n    post:\n      operationId: rcNoop\n      summary: Echo the input back\n      responses: {\"200\": {description: ok}}\n", ""),
+    )
+    .unwrap();
+    // The gone operation's entry goes with it.
+    let pr = std::fs::read_to_string(&hints).unwrap();
+    let (from, to) = (
+        pr.find("  rc_noop:").unwrap(),
+        pr.find("  core_stats:").unwrap(),
+    );
+    std::fs::write(&hints, format!("{}{}", &pr[..from], &pr[to..])).unwrap();
+    let out = stdout(
+        cmd()
+            .arg("review")
+            .arg(&spec)
+            .arg("--hints")
+            .arg(&hints)
+            .args(["--base", CURATION, "--base-hints"])
+            .arg(&base_hints),
+        0,
+    );
+    assert!(out.contains("## Changed against the base (2)"), "{out}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(
+        rows.iter().any(|r| r.starts_with("| `core_version`")),
+        "{out}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("| `list_org_members`") && r.contains("false (reviewed)")),
+        "{out}"
+    );
+    assert!(
+        out.contains("## Gone since the base (1)\n\n- `rc_noop`"),
+        "{out}"
+    );
 }

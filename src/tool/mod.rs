@@ -47,6 +47,8 @@ pub struct Review {
     /// A human confirmed these hints (`reviewed: true`).
     pub reviewed: bool,
     pub note: Option<String>,
+    /// What the entry curates: `name`, `description`, `title`.
+    pub curated: Vec<&'static str>,
 }
 
 /// Where a tool came from in the document, for review and lint.

@@ -618,9 +618,19 @@ impl Entry {
         if let Some(d) = &self.description {
             tool.description = d.clone();
         }
+        let curated = [
+            ("name", self.name.is_some()),
+            ("description", self.description.is_some()),
+            ("title", self.title.is_some()),
+        ];
         tool.review = Some(Review {
             reviewed: self.reviewed,
             note: self.note.clone(),
+            curated: curated
+                .iter()
+                .filter(|(_, c)| *c)
+                .map(|(k, _)| *k)
+                .collect(),
         });
     }
 
