@@ -534,7 +534,6 @@ fn convert_on_pool(args: &ConvertArgs) -> Result<i32> {
     options.letter_first |= shape == Shape::Gemini;
     let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
     let whole = args.check || format != Format::Json;
-    rayon::spawn(openapi_mcp::schema::prepare);
     let doc = read_document(&args.spec, &args.read)?;
     let status = if whole {
         // The whole list is needed: to compare it, or to indent it.

@@ -33,7 +33,7 @@ pub use defs::{key_safe, stable_hash};
 pub use limits::{Limits, json_size};
 pub use output::Schema;
 pub(crate) use output::{write_str, write_value};
-pub use pattern::prepare;
+pub use pattern::is_valid_regex;
 
 use crate::error::{Error, Result};
 use crate::read::pointer::{self as refs, Tree};
