@@ -854,3 +854,53 @@ fn review_against_a_base_lists_only_the_changes() {
         "{out}"
     );
 }
+
+/// A filter value that matches no operation of the document is named on standard error, each
+/// judged on its own; the exit code is unchanged.
+#[test]
+fn filter_values_matching_nothing_are_named() {
+    let out = cmd()
+        .args([
+            "convert",
+            CURATION,
+            "--include-op",
+            "rcNoop,rcNosuch",
+            "--exclude-tag",
+            "nosuchtag",
+            "--include-path",
+            "/rc/*",
+            "--include-path",
+            "/nope/**",
+            "--methods",
+            "post,put",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 4, "{err}");
+    for needle in [
+        "--include-op rcNosuch matches no operation's operationId",
+        "--exclude-tag nosuchtag matches no operation's tag",
+        "--include-path /nope/** matches no operation's path",
+        "--methods put matches no operation's method",
+    ] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    let v: Value = serde_json::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(v["tools"].as_array().unwrap().len(), 1);
+    // Values that match something say nothing.
+    cmd()
+        .args([
+            "convert",
+            CURATION,
+            "--include-op",
+            "rcNoop",
+            "--methods",
+            "post",
+        ])
+        .assert()
+        .code(0)
+        .stderr("");
+}

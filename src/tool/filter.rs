@@ -1,4 +1,5 @@
-//! Filter: which operations become tools (tags, path globs, methods, operationIds, deprecation).
+//! Filter: which operations become tools (tags, path globs, methods, operationIds, deprecation),
+//! and which of its values match no operation of the document.
 
 use crate::error::{Error, Result};
 use crate::model::{Identity, Method};
@@ -67,5 +68,59 @@ impl Compiled<'_> {
             && (f.include_ops.is_empty() || f.include_ops.iter().any(|o| o == id))
             && !f.exclude_ops.iter().any(|o| o == id)
             && !(f.skip_deprecated && op.deprecated)
+    }
+}
+
+impl Compiled<'_> {
+    /// One line for each value of the filter that matches no operation of `ops` (the whole
+    /// document, each value judged on its own): `--include-tag isues matches no operation's tag`.
+    pub fn unmatched<'o>(&self, ops: impl Iterator<Item = Identity<'o>>) -> Vec<String> {
+        let f = self.filter;
+        let mut tags = std::collections::HashSet::new();
+        let mut ids = std::collections::HashSet::new();
+        let mut methods = std::collections::HashSet::new();
+        let mut globs = vec![false; f.include_paths.len()];
+        for op in ops {
+            tags.extend(op.tags.iter().map(|t| t.to_string()));
+            ids.extend(op.operation_id.map(str::to_string));
+            methods.insert(op.method);
+            if let Some(g) = &self.paths {
+                g.matches(op.path).into_iter().for_each(|i| globs[i] = true);
+            }
+        }
+        let mut out = Vec::new();
+        let mut each = |flag: &str, values: &[String], what: &str, known: &dyn Fn(&str) -> bool| {
+            for v in values.iter().filter(|v| !known(v)) {
+                out.push(format!(
+                    "{flag} {v} matches no operation's {what} in the document"
+                ));
+            }
+        };
+        each("--include-tag", &f.include_tags, "tag", &|v| {
+            tags.contains(v)
+        });
+        each("--exclude-tag", &f.exclude_tags, "tag", &|v| {
+            tags.contains(v)
+        });
+        each("--include-op", &f.include_ops, "operationId", &|v| {
+            ids.contains(v)
+        });
+        each("--exclude-op", &f.exclude_ops, "operationId", &|v| {
+            ids.contains(v)
+        });
+        for (g, hit) in f.include_paths.iter().zip(globs) {
+            if !hit {
+                out.push(format!(
+                    "--include-path {g} matches no operation's path in the document"
+                ));
+            }
+        }
+        for m in f.methods.iter().filter(|m| !methods.contains(m)) {
+            out.push(format!(
+                "--methods {} matches no operation's method in the document",
+                m.key()
+            ));
+        }
+        out
     }
 }

@@ -102,6 +102,8 @@ pub struct Plan<'d> {
     disabled: Vec<String>,
     /// Apply the hints file (else only match its entries, for `hints --update`).
     apply: bool,
+    /// The filter's values that match no operation of the document.
+    unmatched: Vec<String>,
     /// The definitions every builder of the plan shares.
     registry: Arc<Mutex<Registry>>,
     /// How hints are suggested, the API's style included.
@@ -163,7 +165,7 @@ impl<'d> Plan<'d> {
             || Registry::of(doc),
         );
         let (outline, wanted) = read?;
-        filter?;
+        let unmatched = filter?.unmatched(outline.entries.iter().map(Entry::identity));
         let (kept, wanted): (Vec<usize>, Vec<(String, String)>) = wanted
             .into_iter()
             .enumerate()
@@ -239,6 +241,7 @@ impl<'d> Plan<'d> {
             resolution,
             disabled,
             apply,
+            unmatched,
             registry: Arc::new(Mutex::new(registry)),
         })
     }
@@ -306,7 +309,11 @@ impl<'d> Plan<'d> {
     pub fn summary(&self) -> Summary {
         let (file, api) = (&self.doc.file, &self.outline);
         let count = api.entries.len();
-        let mut notices = Vec::new();
+        let mut notices: Vec<String> = self
+            .unmatched
+            .iter()
+            .map(|u| format!("{file}: {u}"))
+            .collect();
         if let (Some(h), true) = (self.hints, self.apply) {
             notices.extend(self.resolution.notes(&h.source.name));
         }
