@@ -10,6 +10,8 @@ use serde_json::Value;
 
 const EVIDENCE: &str = "specs/hint-evidence.yaml";
 const RPC: &str = "specs/hint-rpc.yaml";
+/// One scenario spec per rule that reads more than the name (`specs/NAME.yaml`).
+const RULE_SPECS: [&str; 3] = ["hint-description", "hint-two-verbs", "hint-body"];
 
 fn cmd() -> Command {
     let mut c = Command::cargo_bin("openapi-mcp").unwrap();
@@ -45,6 +47,12 @@ fn hints_file_snapshots() {
         stdout(cmd().args(["hints", EVIDENCE]), 0)
     );
     snapshot!("hint-rpc.hints.yaml", stdout(cmd().args(["hints", RPC]), 0));
+    for spec in RULE_SPECS {
+        snapshot!(
+            &format!("{spec}.hints.yaml"),
+            stdout(cmd().args(["hints", &format!("specs/{spec}.yaml")]), 0)
+        );
+    }
 }
 
 #[test]
@@ -54,6 +62,12 @@ fn review_snapshots() {
         stdout(cmd().args(["review", EVIDENCE]), 0)
     );
     snapshot!("hint-rpc.review.md", stdout(cmd().args(["review", RPC]), 0));
+    for spec in RULE_SPECS {
+        snapshot!(
+            &format!("{spec}.review.md"),
+            stdout(cmd().args(["review", &format!("specs/{spec}.yaml")]), 0)
+        );
+    }
 }
 
 /// `review` lists the tools that need a decision first (an unsure hint or a hint finding),

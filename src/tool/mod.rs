@@ -166,7 +166,14 @@ pub fn build(
             summary,
             path: &op.path,
             rpc: suggesting.rpc,
+            description: op.description,
             body: suggest::body_shape(op.body.as_ref(), conv.root()),
+            accepted: suggest::only_accepted(conv.root(), &op.pointer),
+            idempotency_key: op.parameters.iter().any(|p| {
+                p.required
+                    && p.location == crate::model::ParamIn::Header
+                    && p.name.eq_ignore_ascii_case("idempotency-key")
+            }),
         }),
     };
     let hints = suggest::with_extensions(suggested, &op.hints);

@@ -35,6 +35,12 @@ pub enum HintSource {
     ApiStyle,
     /// The request body (a PATCH of a few optional fields).
     Body,
+    /// The description ("cannot be undone", "overwrites").
+    Description,
+    /// The responses (only 202 Accepted).
+    Response,
+    /// A parameter (a required `Idempotency-Key` header).
+    Parameter,
     /// A vendor extension in the document (`x-mcp-annotations`, `x-speakeasy-mcp`).
     Extension(&'static str),
     /// The hints file's `defaults:` block.
@@ -54,6 +60,9 @@ impl HintSource {
             HintSource::Path => "path",
             HintSource::ApiStyle => "api-style",
             HintSource::Body => "body",
+            HintSource::Description => "description",
+            HintSource::Response => "response",
+            HintSource::Parameter => "parameter",
             HintSource::Extension(_) => "extension",
             HintSource::Defaults => "defaults",
             HintSource::File => "hints file",
@@ -187,14 +196,31 @@ pub enum BodyShape {
     /// An object of a few optional fields, each a value or a list of values (the first few
     /// names kept for the reason): an edit of those fields.
     FieldEdit(Vec<String>),
-    /// An object with required or nested fields: a document.
+    /// An object of a few plain fields, some required (the first few names kept): a record.
+    Record(Vec<String>),
+    /// An object with nested or many fields, or a list: a document.
     Document,
     /// No schema, or one that does not say what changes (a JSON Patch, a free-form object).
     Opaque,
 }
 
-/// Most fields a PATCH body may have to count as an edit of a few fields.
+/// Most fields a body may have to count as an edit of a few fields.
 const FEW_FIELDS: usize = 15;
+
+/// Whether the operation at `pointer` declares success responses and every one is 202
+/// Accepted (the request is taken, the work done later).
+pub fn only_accepted(root: &dyn Tree, pointer: &str) -> bool {
+    let Some(Value::Object(responses)) =
+        crate::read::pointer::lookup_pointer(root, &format!("{pointer}/responses"))
+    else {
+        return false;
+    };
+    let mut success = responses
+        .keys()
+        .filter(|code| code.starts_with('2'))
+        .peekable();
+    success.peek().is_some() && success.all(|code| code == "202")
+}
 
 /// The shape of a request body, `$ref`s followed in `root`.
 pub fn body_shape(body: Option<&RequestBody<'_>>, root: &dyn Tree) -> BodyShape {
@@ -216,13 +242,14 @@ pub fn body_shape(body: Option<&RequestBody<'_>>, root: &dyn Tree) -> BodyShape 
     if !gather(root, schema, &mut props, &mut required, 0) || props.is_empty() {
         return BodyShape::Opaque;
     }
-    if required || props.len() > FEW_FIELDS {
+    if props.len() > FEW_FIELDS || !props.values().all(|p| is_field(root, p, true)) {
         return BodyShape::Document;
     }
-    if props.values().all(|p| is_field(root, p, true)) {
-        BodyShape::FieldEdit(props.keys().take(4).map(|k| k.to_string()).collect())
+    let names = props.keys().take(4).map(|k| k.to_string()).collect();
+    if required {
+        BodyShape::Record(names)
     } else {
-        BodyShape::Document
+        BodyShape::FieldEdit(names)
     }
 }
 
@@ -311,8 +338,13 @@ pub struct Evidence<'a> {
     pub path: &'a str,
     /// Set when the API is RPC-style.
     pub rpc: Option<RpcStyle>,
-    /// The request body's shape (weighed for a PATCH only).
+    pub description: Option<&'a str>,
+    /// The request body's shape (weighed for PUT and PATCH).
     pub body: BodyShape,
+    /// Every 2xx response the operation declares is 202 Accepted.
+    pub accepted: bool,
+    /// The operation requires an `Idempotency-Key` header.
+    pub idempotency_key: bool,
 }
 
 /// An RPC-style API: nearly every operation uses one method (POST, as AWS's JSON protocol) or
@@ -359,9 +391,20 @@ struct Signal {
     verdict: Verdict,
     /// The word alone settles it.
     strong: bool,
+    /// Another verb of the same name or summary that says less (`get` of "Get or update").
+    also: Option<String>,
 }
 
 impl Signal {
+    /// What said it: "the name", "the summary".
+    fn whose(&self) -> &'static str {
+        match self.source {
+            HintSource::Summary => "the summary",
+            HintSource::Path => "the path",
+            _ => "the name",
+        }
+    }
+
     fn phrase(&self, rpc: Option<RpcStyle>) -> String {
         match (&self.source, rpc) {
             (HintSource::ApiStyle, Some(r)) => format!(
@@ -375,6 +418,7 @@ impl Signal {
                 self.verb
             ),
             (HintSource::Summary, _) => format!("the summary says `{}`", self.verb),
+            (HintSource::Description, _) => format!("the description says `{}`", self.verb),
             (HintSource::Path, _) => format!("the path ends in the action `{}`", self.verb),
             _ => format!("the name says `{}`", self.verb),
         }
@@ -393,6 +437,29 @@ fn id_verb(id: &str, method: Method) -> Option<(String, Effect)> {
         .map(|(v, e, _)| (v, e))
 }
 
+/// The verb of a name or summary that says the most of `first` and the verbs joined to it
+/// (`Get or update`: `update`), and the first of the others that says less. "Create or
+/// update" is one upsert: its first verb stands.
+fn most_said(
+    first: (String, Effect),
+    joined: Vec<(String, Effect)>,
+) -> ((String, Effect), Option<String>) {
+    let rank = |(v, e): &(String, Effect)| vocab::verdict(v, *e).0 as u8;
+    let upsert = |(v, e): &(String, Effect)| *e == Effect::Creates || UPDATES.contains(&v.as_str());
+    let mut all = vec![first];
+    all.extend(joined);
+    if all.iter().all(upsert) {
+        all.truncate(1);
+    }
+    let top = all.iter().map(rank).max().unwrap_or(0);
+    let also = all.iter().find(|x| rank(x) < top).map(|(v, _)| v.clone());
+    let most = all
+        .into_iter()
+        .find(|x| rank(x) == top)
+        .expect("one verb at least");
+    (most, also)
+}
+
 fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
     let mut out = Vec::new();
     let safe = !matches!(
@@ -403,8 +470,13 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
     // destroying or writing verb (on a GET).
     let rpc = ev.rpc.filter(|r| r.covers(ev.method));
     let mut name_reads = false;
-    if let Some((verb, effect)) = ev.operation_id.and_then(|id| id_verb(id, ev.method)) {
+    if let Some((id, first)) = ev
+        .operation_id
+        .and_then(|id| Some((id, id_verb(id, ev.method)?)))
+    {
+        let ((verb, effect), also) = most_said(first, vocab::joined_verbs(vocab::action_part(id)));
         let (verdict, strong) = vocab::verdict(&verb, effect);
+        let strong = strong && also.is_none();
         name_reads = verdict == Verdict::Reads;
         let boosted =
             rpc.is_some() && (name_reads || safe || effect == Effect::Destroys) && !strong;
@@ -414,10 +486,11 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
             } else {
                 HintSource::Name
             },
-            strong: strong || boosted || UPDATES.contains(&verb.as_str()),
+            strong: also.is_none() && (strong || boosted || UPDATES.contains(&verb.as_str())),
             verb,
             effect,
             verdict,
+            also,
         });
     }
     let name_said = !out.is_empty();
@@ -425,7 +498,8 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
     if safe && name_reads {
         return out;
     }
-    if let Some((verb, effect)) = ev.summary.and_then(vocab::summary_verb) {
+    if let Some((summary, first)) = ev.summary.and_then(|s| Some((s, vocab::summary_verb(s)?))) {
+        let ((verb, effect), also) = most_said(first, vocab::joined_verbs(summary));
         // A summary's unambiguous verb (`Cancels`, `Searches`) settles it as a name's does.
         let (verdict, strong) = vocab::verdict(&verb, effect);
         out.push(Signal {
@@ -433,7 +507,8 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
             verb,
             effect,
             verdict,
-            strong,
+            strong: strong && also.is_none(),
+            also,
         });
     }
     // The last segment of a POST's path is an action (`/orders/{id}/cancel`); on PUT, PATCH and
@@ -448,6 +523,7 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
             effect,
             verdict,
             strong,
+            also: None,
         });
     }
     out
@@ -472,6 +548,20 @@ fn hint(value: bool, source: &HintSource, reason: String, confidence: Confidence
     }
 }
 
+/// Mark each hint of `hints` but openWorld that is still sure unsure, adding `why` to its reason.
+fn unsettle_sure(hints: &mut Hints, why: &str) {
+    for h in [
+        &mut hints.read_only,
+        &mut hints.destructive,
+        &mut hints.idempotent,
+    ] {
+        if h.confidence == Confidence::Sure {
+            h.confidence = Confidence::Unsure;
+            h.reason = format!("{}; unsure: {why}", h.reason);
+        }
+    }
+}
+
 /// Mark every hint of `hints` but openWorld unsure, adding `why` to each reason.
 fn unsettle(hints: &mut Hints, why: &str) {
     for h in [
@@ -486,10 +576,111 @@ fn unsettle(hints: &mut Hints, why: &str) {
 
 /// Suggested hints from the method table and the evidence (extensions not applied).
 pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
+    let all = signals(ev);
+    let mut hints = from_signals(ev, &all);
+    let safe = !matches!(
+        ev.method,
+        Method::Post | Method::Put | Method::Patch | Method::Delete
+    );
+    if let Some(s) = all.iter().find(|s| s.also.is_some())
+        && !(safe && hints.read_only.value)
+    {
+        // "Get or update": the write is taken, and a reviewer sees both.
+        let also = s.also.as_deref().unwrap_or_default();
+        unsettle_sure(
+            &mut hints,
+            &format!(
+                "{} also says `{also}`; the verb that changes more is taken",
+                s.whose()
+            ),
+        );
+    }
+    if !safe {
+        description_rule(ev, &mut hints);
+        if ev.accepted && hints.read_only.value {
+            let mut table = from_method(ev.method);
+            unsettle(
+                &mut table,
+                &format!(
+                    "the words say it reads ({}), but every success response is 202 Accepted: it starts an action",
+                    hints.read_only.reason.split(':').next().unwrap_or_default()
+                ),
+            );
+            table.read_only.source = HintSource::Response;
+            hints = table;
+        }
+        let upsert = [ev.summary, ev.description]
+            .into_iter()
+            .flatten()
+            .any(vocab::says_upsert);
+        if upsert && !hints.read_only.value && !hints.idempotent.value {
+            hints.idempotent = hint(
+                true,
+                &HintSource::Description,
+                "it creates or updates (an upsert): it sets the values it is given, so a repeat changes nothing more (departs from the method table)".into(),
+                hints.idempotent.confidence,
+            );
+        }
+        if ev.idempotency_key && !hints.read_only.value && !hints.idempotent.value {
+            hints.idempotent = hint(
+                true,
+                &HintSource::Parameter,
+                format!(
+                    "{} requires an `Idempotency-Key` header: a repeat with the same key is not applied twice (departs from the method table)",
+                    ev.method.as_str()
+                ),
+                Confidence::Sure,
+            );
+        }
+    }
+    hints
+}
+
+/// What the description says of an effect that cannot be taken back: destructive, whatever the
+/// name and the body said; against a read, unsure.
+fn description_rule(ev: &Evidence<'_>, hints: &mut Hints) {
+    let Some((phrase, irreversible)) = ev.description.and_then(vocab::description_says) else {
+        return;
+    };
+    let (what, unsure) = if irreversible {
+        ("changes data for good", "")
+    } else {
+        (
+            "may overwrite what is there",
+            "; unsure: check what it overwrites",
+        )
+    };
+    if hints.read_only.value {
+        unsettle(
+            hints,
+            &format!("the description says `{phrase}`, so it may not only read"),
+        );
+    } else if !hints.destructive.value
+        || (irreversible && hints.destructive.confidence == Confidence::Unsure)
+    {
+        let departs = if from_method(ev.method).destructive.value {
+            ""
+        } else {
+            " (departs from the method table)"
+        };
+        hints.destructive = hint(
+            true,
+            &HintSource::Description,
+            format!("the description says `{phrase}`: {what}{departs}{unsure}"),
+            if irreversible {
+                Confidence::Sure
+            } else {
+                Confidence::Unsure
+            },
+        );
+    }
+}
+
+/// The hints the name, summary and path say (`all`), over the method table.
+fn from_signals(ev: &Evidence<'_>, all: &[Signal]) -> Hints {
     let method = ev.method;
     let mut hints = from_method(method);
     let m = method.as_str();
-    let all = signals(ev);
     let safe = hints.read_only.value;
     // On PUT and PATCH an update verb is what the method says; it does not count against a read.
     let relevant: Vec<&Signal> = all
@@ -652,6 +843,8 @@ pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
             );
         }
         (_, Method::Patch) => patch_body(&mut hints, &ev.body),
+        (Some(Verdict::Destroys), Method::Put) => {}
+        (_, Method::Put) => put_body(&mut hints, &ev.body, &said),
         _ => {}
     }
     if !against.is_empty() && hints.confidence() == Confidence::Sure {
@@ -674,7 +867,7 @@ fn patch_body(hints: &mut Hints, body: &BodyShape) {
                 Confidence::Sure,
             );
         }
-        BodyShape::Document => {}
+        BodyShape::Record(_) | BodyShape::Document => {}
         BodyShape::None | BodyShape::Opaque => {
             hints.destructive.confidence = Confidence::Unsure;
             hints.destructive.reason = format!(
@@ -683,6 +876,32 @@ fn patch_body(hints: &mut Hints, body: &BodyShape) {
             );
         }
     }
+}
+
+/// A PUT the name does not call destroying: with no body, or a body of plain fields, it sets
+/// values and overwrites nothing of worth.
+fn put_body(hints: &mut Hints, body: &BodyShape, said: &str) {
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(", and {said}")
+    };
+    let why = match body {
+        BodyShape::None => {
+            format!("PUT with no body{said}: sets a flag or a relation, nothing is overwritten")
+        }
+        BodyShape::FieldEdit(names) | BodyShape::Record(names) => format!(
+            "PUT of plain fields ({}){said}: edits a record; nothing else is removed",
+            names.join(", ")
+        ),
+        BodyShape::Document | BodyShape::Opaque => return,
+    };
+    hints.destructive = hint(
+        false,
+        &HintSource::Body,
+        format!("{why} (departs from the method table)"),
+        hints.destructive.confidence,
+    );
 }
 
 /// Apply each vendor extension in order (later wins) over `hints`.
@@ -753,7 +972,10 @@ mod tests {
             summary: None,
             path,
             rpc: None,
+            description: None,
             body: BodyShape::None,
+            accepted: false,
+            idempotency_key: false,
         }
     }
 
@@ -952,7 +1174,7 @@ mod tests {
         let labels = serde_json::json!({"properties": {"labels": {"type": "array", "items": {"type": "string"}}, "n": {"type": ["integer", "null"]}}});
         assert_eq!(shape(labels, json), edit(&["labels", "n"]));
         let required = serde_json::json!({"type": "object", "required": ["sha"], "properties": {"sha": {"type": "string"}}});
-        assert_eq!(shape(required, json), BodyShape::Document);
+        assert_eq!(shape(required, json), BodyShape::Record(vec!["sha".into()]));
         let nested = serde_json::json!({"properties": {"content": {"type": "object", "properties": {"a": {}}}}});
         assert_eq!(shape(nested, json), BodyShape::Document);
         assert_eq!(
@@ -992,6 +1214,83 @@ mod tests {
         );
         let h = from_evidence(&ev(Method::Post, Some("createOrder"), "/orders"));
         assert_eq!(h, from_method(Method::Post));
+    }
+
+    #[test]
+    fn description_rule() {
+        use Confidence::*;
+        let with = |id, text| {
+            let mut e = ev(Method::Post, Some(id), "/things");
+            e.description = Some(text);
+            suggested(&e)
+        };
+        // Must fire: irreversible (sure), an overwrite (unsure).
+        let (v, c, src) = with("createReversal", "A reversal cannot be undone.");
+        assert_eq!(
+            (v, c, src.as_str()),
+            ([false, true, false], Sure, "description")
+        );
+        let (v, c, _) = with("uploadFile", "An existing file is overwritten.");
+        assert_eq!((v, c), ([false, true, false], Unsure));
+        // Must not fire: negated, about another API, on a GET.
+        let (v, c, _) = with("trashItem", "This does not permanently delete it.");
+        assert_eq!((v, c), ([false, false, false], Sure));
+        let (v, _, _) = with("createPlan", "Prices replace the Plans API.");
+        assert_eq!(v, [false, false, false]);
+        let mut e = ev(Method::Get, Some("listEvents"), "/events");
+        e.description = Some("Events that cannot be undone.");
+        assert_eq!(suggested(&e), ([true, false, true], Sure, "method".into()));
+    }
+
+    #[test]
+    fn two_verbs_rule() {
+        use Confidence::*;
+        // The write wins, unsure.
+        let mut e = ev(Method::Post, None, "/core/bwlimit");
+        e.summary = Some("Get or update bandwidth limits");
+        let (v, c, _) = suggested(&e);
+        assert_eq!((v, c), ([false, true, false], Unsure));
+        let (v, c, _) = suggested(&ev(Method::Post, Some("getOrSetInterval"), "/interval"));
+        assert_eq!((v, c), ([false, true, false], Unsure));
+        // An upsert is one write; a plural after `and` is a noun.
+        let (v, c, _) = suggested(&ev(Method::Post, Some("createOrUpdateLink"), "/links"));
+        assert_eq!((v, c), ([false, false, false], Sure));
+        let mut e = ev(Method::Post, Some("fetchBuilds"), "/builds");
+        e.summary = Some("Gets builds and runs");
+        assert_eq!(suggested(&e).0, [true, false, true]);
+    }
+
+    #[test]
+    fn put_body_rule() {
+        use Confidence::*;
+        let mut e = ev(Method::Put, Some("starGist"), "/gists/{id}/star");
+        let (v, c, src) = suggested(&e);
+        assert_eq!((v, c, src.as_str()), ([false, false, true], Sure, "body"));
+        e.body = BodyShape::Record(vec!["value".into()]);
+        assert_eq!(suggested(&e).0, [false, false, true]);
+        e.body = BodyShape::Document;
+        assert_eq!(suggested(&e).0, [false, true, true]);
+        // Named as destroying: the table stands.
+        let e = ev(Method::Put, Some("mergePull"), "/pulls/{n}/merge");
+        assert_eq!(suggested(&e).0, [false, true, true]);
+    }
+
+    #[test]
+    fn response_and_parameter_rules() {
+        use Confidence::*;
+        let mut e = ev(Method::Post, Some("searchOrders"), "/orders/search");
+        e.accepted = true;
+        let (v, c, _) = suggested(&e);
+        assert_eq!((v, c), ([false, false, false], Unsure));
+        let mut e = ev(Method::Post, Some("createCharge"), "/charges");
+        e.idempotency_key = true;
+        let (v, c, _) = suggested(&e);
+        assert_eq!((v, c), ([false, false, true], Sure));
+        let root = serde_json::json!({"paths": {"/a": {"post": {"responses": {"202": {}, "default": {}}}},
+            "/b": {"post": {"responses": {"200": {}, "202": {}}}}}});
+        assert!(only_accepted(&root, "/paths/~1a/post"));
+        assert!(!only_accepted(&root, "/paths/~1b/post"));
+        assert!(!only_accepted(&root, "/paths/~1c/post"));
     }
 
     #[test]

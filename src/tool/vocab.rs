@@ -320,6 +320,130 @@ pub fn summary_verb(summary: &str) -> Option<(String, Effect)> {
         .find_map(|c| effect_of(c).map(|e| (c.to_string(), e)))
 }
 
+/// A verb as written: its bare form (`delete`) or its third person (`deletes`).
+fn verb_form(word: &str) -> Option<(String, Effect, bool)> {
+    [word.strip_suffix("es"), word.strip_suffix('s')]
+        .into_iter()
+        .flatten()
+        .find_map(|c| effect_of(c).map(|e| (c.to_string(), e, true)))
+        .or_else(|| effect_of(word).map(|e| (word.to_string(), e, false)))
+}
+
+/// The verbs joined to the first one by `or` or `and` (`Get or update`, `get/set`,
+/// `listAndDelete`, `Lists and deletes`, `enable or disable`), in the first clause of `text`
+/// (up to `.`, `;`, `:` or `(`): each right after the verb before it, in the first verb's form
+/// (`Gets builds and runs`: the plural `runs` is a noun; `Get contexts and issue types`: not
+/// joined). The first verb itself is not returned.
+pub fn joined_verbs(text: &str) -> Vec<(String, Effect)> {
+    let clause = text.split(['.', ';', ':', '(', '\n']).next().unwrap_or("");
+    let clause: String = clause
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .replace('/', " or ");
+    let w = words(&clause);
+    let Some((_, _, third)) = w.first().and_then(|f| verb_form(f)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Effect)> = Vec::new();
+    let mut i = 1;
+    while i + 1 < w.len() && matches!(w[i].as_str(), "or" | "and") {
+        match verb_form(&w[i + 1]) {
+            Some((v, e, t)) if t == third => {
+                if !out.iter().any(|(o, _)| *o == v) {
+                    out.push((v, e));
+                }
+            }
+            _ => break,
+        }
+        i += 2;
+    }
+    out
+}
+
+/// What a description says of an effect that cannot be taken back: `irreversible` (or
+/// "cannot be undone", "permanently deleted"), else that it overwrites ("overwrites",
+/// "replaces"). The phrase found, and whether it is irreversible;
+/// `None` when nothing is said or the phrase is negated ("does not permanently delete").
+/// Reads English, and the first few thousand characters only.
+pub fn description_says(text: &str) -> Option<(&'static str, bool)> {
+    let mut end = text.len().min(4000);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let w: Vec<String> = text[..end]
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let at = |i: usize| w.get(i).map(String::as_str).unwrap_or("");
+    let negated = |i: usize| {
+        (i.saturating_sub(3)..i)
+            .any(|j| matches!(at(j), "not" | "never" | "no" | "without" | "t" | "nothing"))
+    };
+    let removes = |s: &str| {
+        [
+            "delet", "remov", "eras", "destroy", "purg", "lost", "wip", "revok",
+        ]
+        .iter()
+        .any(|p| s.starts_with(p))
+    };
+    let mut overwrite = None;
+    for i in 0..w.len() {
+        let found = match at(i) {
+            "irreversible" | "irreversibly" => Some(("irreversible", true)),
+            "cannot" | "can"
+                if {
+                    let j = if at(i) == "can" { i + 1 } else { i };
+                    (at(i) == "cannot" || matches!(at(j), "not" | "t"))
+                        && at(j + 1) == "be"
+                        && matches!(at(j + 2), "undone" | "reversed" | "recovered")
+                } =>
+            {
+                Some(("cannot be undone", true))
+            }
+            "permanently" if (i.saturating_sub(3)..i + 4).any(|j| j != i && removes(at(j))) => {
+                Some(("permanently", true))
+            }
+            "overwrite" | "overwrites" | "overwritten" | "overwriting" => {
+                Some(("overwrites", false))
+            }
+            "replace" | "replaces"
+                if (i + 1..i + 4).any(|j| {
+                    matches!(
+                        at(j),
+                        "existing" | "current" | "entire" | "all" | "any" | "whole"
+                    )
+                }) =>
+            {
+                Some(("replaces", false))
+            }
+            _ => None,
+        };
+        match found {
+            Some(_) if negated(i) => {}
+            Some(f @ (_, true)) => return Some(f),
+            Some(f) => {
+                overwrite.get_or_insert(f);
+            }
+            None => {}
+        }
+    }
+    overwrite
+}
+
+/// Whether a description says the operation creates or updates (an upsert: it sets the values
+/// it is given, so a repeat changes nothing more). Reads English, the first sentence only.
+pub fn says_upsert(text: &str) -> bool {
+    let first = text.split(['.', '\n']).next().unwrap_or("");
+    let w = words(&first.chars().take(200).collect::<String>());
+    w.windows(3).any(|t| {
+        matches!(t[0].as_str(), "create" | "creates")
+            && t[1] == "or"
+            && matches!(t[2].as_str(), "update" | "updates" | "replace" | "replaces")
+    }) || w.iter().any(|x| x == "upsert" || x == "upserts")
+}
+
 /// Words that lead a name as a noun about as often as a verb (`issue`, `post`, `run`).
 const NOUN_VERBS: &[&str] = &[
     "issue", "post", "book", "share", "link", "run", "like", "block", "mark", "set", "lock",
@@ -377,9 +501,11 @@ const STRONG_DESTROYS: &[&str] = &[
 
 /// Writing verbs whose effect overwrites existing data or cannot be taken back: they run
 /// arbitrary work (`run`, `exec`, `trigger`), join or move state (`merge`, `apply`,
-/// `transition`, `restore`) or change a resource in place (`update`, `set`, `save`).
+/// `transition`, `restore`; a `move` deletes its source) or change a resource in place
+/// (`update`, `set`, `save`).
 const OVERWRITES: &[&str] = &[
     "merge",
+    "move",
     "apply",
     "exec",
     "execute",
@@ -666,6 +792,56 @@ mod tests {
         assert_eq!(verdict("merge", Effect::Writes), (Verdict::Destroys, false));
         assert_eq!(verdict("send", Effect::Writes), (Verdict::Adds, false));
         assert_eq!(verdict("create", Effect::Creates), (Verdict::Adds, false));
+    }
+
+    #[test]
+    fn joined() {
+        let verbs = |t: &str| -> Vec<String> { joined_verbs(t).into_iter().map(|v| v.0).collect() };
+        assert_eq!(verbs("Get or update bandwidth limits"), ["update"]);
+        assert_eq!(verbs("get/set poll interval"), ["set"]);
+        assert_eq!(verbs("listAndDeleteFiles"), ["delete"]);
+        assert_eq!(verbs("Lists and deletes files"), ["delete"]);
+        // Not joined: a plural noun, a word away from the verb, another clause, no first verb.
+        for t in [
+            "Gets builds and runs",
+            "Get contexts and issue types",
+            "Get a user. Or delete it",
+            "Users or delete",
+        ] {
+            assert!(verbs(t).is_empty(), "{t}");
+        }
+    }
+
+    #[test]
+    fn descriptions() {
+        let said = description_says;
+        assert_eq!(said("This is irreversible."), Some(("irreversible", true)));
+        assert_eq!(said("It can't be undone"), Some(("cannot be undone", true)));
+        assert_eq!(
+            said("Data is permanently deleted"),
+            Some(("permanently", true))
+        );
+        assert_eq!(said("A file is overwritten"), Some(("overwrites", false)));
+        assert_eq!(
+            said("Replaces the existing rules"),
+            Some(("replaces", false))
+        );
+        // Irreversible wins over an earlier overwrite.
+        assert_eq!(
+            said("Overwrites the file. It cannot be undone"),
+            Some(("cannot be undone", true))
+        );
+        for t in [
+            "This does not permanently delete it",
+            "It is not irreversible",
+            "Prices replace the Plans API",
+            "Stored permanently",
+            "It can be undone",
+        ] {
+            assert_eq!(said(t), None, "{t}");
+        }
+        assert!(says_upsert("Creates or updates a link. More."));
+        assert!(!says_upsert("Creates a link. Or updates it."));
     }
 
     #[test]
