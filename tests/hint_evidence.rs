@@ -11,7 +11,13 @@ use serde_json::Value;
 const EVIDENCE: &str = "specs/hint-evidence.yaml";
 const RPC: &str = "specs/hint-rpc.yaml";
 /// One scenario spec per rule that reads more than the name (`specs/NAME.yaml`).
-const RULE_SPECS: [&str; 3] = ["hint-description", "hint-two-verbs", "hint-body"];
+const RULE_SPECS: [&str; 5] = [
+    "hint-description",
+    "hint-two-verbs",
+    "hint-body",
+    "hint-query-language",
+    "hint-nouns",
+];
 
 fn cmd() -> Command {
     let mut c = Command::cargo_bin("openapi-mcp").unwrap();

@@ -272,11 +272,10 @@ fn uncertain(t: &Tool, out: &mut Vec<Finding>) {
 
 /// The "name contradicts hints" family: one finding per tool at most.
 fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
-    let subject = t.origin.operation_id.as_deref().unwrap_or(&t.name);
-    let from_name = vocab::operation_verb(subject, t.call.method);
+    let from_name = t.origin.verb.clone();
     let (verb, effect, source, confidence) = match from_name {
         Some((v, e, c)) => (v, e, "name", c),
-        None => match t.origin.summary.as_deref().and_then(vocab::summary_verb) {
+        None => match t.origin.summary_verb.clone() {
             Some((v, e)) => (v, e, "summary", vocab::Confidence::Sure),
             None => return,
         },

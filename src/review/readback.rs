@@ -122,6 +122,8 @@ fn tool(file: &str, i: usize, t: &Value) -> Result<Tool> {
             },
             has_success: true,
             described: !description.trim().is_empty(),
+            verb: crate::tool::vocab::operation_verb(name, method),
+            summary_verb: None,
         },
         description,
         review: None,

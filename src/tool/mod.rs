@@ -65,6 +65,13 @@ pub struct Origin {
     pub has_success: bool,
     /// The operation has a summary or a description (else the description is `METHOD /path`).
     pub described: bool,
+    /// The verb of the operationId (else of the name), the document's nouns not read as verbs
+    /// (`watch_daemon_set_list`: `list`), and whether it stood at an end: what lint checks the
+    /// hints against.
+    pub verb: Option<(String, vocab::Effect, vocab::Confidence)>,
+    /// The verb the summary starts with, unless a safe method's summary starts with one of the
+    /// document's nouns (a title: "Block contents").
+    pub summary_verb: Option<(String, vocab::Effect)>,
 }
 
 /// How to execute the tool as an HTTP request: written to `_meta` for runtimes.
@@ -142,11 +149,13 @@ impl Tool {
     }
 }
 
-/// How a tool's hints are suggested: the mode, and whether the API is RPC-style.
-#[derive(Debug, Clone, Copy, Default)]
+/// How a tool's hints are suggested: the mode, whether the API is RPC-style, and the words the
+/// document uses as nouns.
+#[derive(Debug, Clone, Default)]
 pub struct Suggesting {
     pub mode: suggest::Suggest,
     pub rpc: Option<suggest::RpcStyle>,
+    pub nouns: vocab::Nouns,
 }
 
 /// Build the tool for `op`, with its final `naming` already decided.
@@ -155,7 +164,7 @@ pub fn build(
     naming: Named,
     conv: &mut Converter<'_>,
     with_output: bool,
-    suggesting: Suggesting,
+    suggesting: &Suggesting,
 ) -> Result<Tool> {
     let summary = op.summary.map(str::trim).filter(|s| !s.is_empty());
     let suggested = match suggesting.mode {
@@ -166,9 +175,11 @@ pub fn build(
             summary,
             path: &op.path,
             rpc: suggesting.rpc,
+            nouns: &suggesting.nouns,
             description: op.description,
             body: suggest::body_shape(op.body.as_ref(), conv.root()),
             accepted: suggest::only_accepted(conv.root(), &op.pointer),
+            arguments: suggest::arguments(op.body.as_ref(), &op.parameters, summary, conv.root()),
             idempotency_key: op.parameters.iter().any(|p| {
                 p.required
                     && p.location == crate::model::ParamIn::Header
@@ -177,6 +188,11 @@ pub fn build(
         }),
     };
     let hints = suggest::with_extensions(suggested, &op.hints);
+    let verb = vocab::operation_verb_in(
+        op.operation_id.unwrap_or(&naming.name),
+        op.method,
+        &suggesting.nouns,
+    );
     let override_title = op.hints.iter().rev().find_map(|h| h.title.clone());
     let title = override_title
         .or_else(|| summary.map(first_line))
@@ -213,9 +229,17 @@ pub fn build(
             naming,
             has_success: op.has_success,
             described: summary.is_some() || op.description.is_some_and(|d| !d.trim().is_empty()),
+            verb,
+            summary_verb: summary
+                .and_then(|s| vocab::summary_verb_in(s, hints_safe(op.method), &suggesting.nouns)),
         },
         review: None,
     })
+}
+
+/// Whether `method` is safe by RFC 9110 (reads only).
+fn hints_safe(method: crate::model::Method) -> bool {
+    suggest::from_method(method).read_only.value
 }
 
 fn first_line(s: &str) -> String {

@@ -230,6 +230,7 @@ impl<'d> Plan<'d> {
         let suggesting = super::Suggesting {
             mode: options.suggest,
             rpc: super::suggest::rpc_style(outline.entries.iter().map(|e| (e.method, e.path))),
+            nouns: nouns(doc, &outline, options.suggest),
         };
         Ok(Plan {
             doc,
@@ -294,7 +295,7 @@ impl<'d> Plan<'d> {
             named.clone(),
             conv,
             self.options.output_schema,
-            self.suggesting,
+            &self.suggesting,
         )?;
         if let Some(d) = DocumentCuration::description(tree, entry) {
             tool.description = d.to_string();
@@ -417,6 +418,36 @@ fn resolve(
 }
 
 /// An error when two kept tools have the same name (through a curated name).
+/// The words the document uses as nouns (see [`super::vocab::Nouns`]): its collections, schema
+/// names (`components.schemas`, or Swagger 2's `definitions`) and tags. Empty under `--suggest
+/// method`, which reads no words.
+fn nouns(
+    doc: &Document,
+    outline: &Outline<'_>,
+    mode: super::suggest::Suggest,
+) -> super::vocab::Nouns {
+    if mode == super::suggest::Suggest::Method {
+        return super::vocab::Nouns::default();
+    }
+    let schemas = [
+        doc.root.pointer("/components/schemas"),
+        doc.root.get("definitions"),
+    ];
+    let names = schemas
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|m| m.keys().map(String::as_str));
+    super::vocab::Nouns::from_document(
+        outline.entries.iter().map(|e| e.path),
+        names,
+        outline
+            .entries
+            .iter()
+            .flat_map(|e| e.tags.iter().map(String::as_str)),
+    )
+}
+
 fn unique_names(
     doc: &Document,
     hints: Option<&HintsFile>,

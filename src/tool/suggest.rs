@@ -207,6 +207,148 @@ pub enum BodyShape {
 /// Most fields a body may have to count as an edit of a few fields.
 const FEW_FIELDS: usize = 15;
 
+/// What the arguments say beyond the body's shape: a query language a string carries, and the
+/// actions an argument chooses between.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Arguments {
+    /// The query language the body carries (`sql`, `jql`), and whether it can write.
+    pub language: Option<(String, bool)>,
+    /// The verbs an enum argument chooses between, when they differ in effect (`start`,
+    /// `delete`): what the call does depends on its arguments.
+    pub dispatch: Vec<String>,
+}
+
+/// Languages a request may carry as a string, and whether they can write: SQL, GraphQL (a
+/// mutation) and Cypher can; JQL, ES|QL, PromQL, LogQL, KQL, TraceQL, Lucene and search DSLs
+/// only read. Matched on the words of a field's name, its description, the body's media type
+/// or the operation's summary.
+fn language_in(words: &[String]) -> Option<(String, bool)> {
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str);
+        let found = match w.as_str() {
+            "sql" | "graphql" | "cypher" | "mutation" => Some((w.clone(), true)),
+            "es" | "esql" if w == "esql" || next == Some("ql") => Some(("es|ql".into(), false)),
+            "jql" | "promql" | "logql" | "kql" | "traceql" | "lucene" => Some((w.clone(), false)),
+            "query" | "search" if next == Some("dsl") => Some((format!("{w} dsl"), false)),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// How a language of [`language_in`] is written.
+fn language_name(l: &str) -> String {
+    match l {
+        "sql" | "jql" | "kql" => l.to_uppercase(),
+        "es|ql" => "ES|QL".into(),
+        "graphql" => "GraphQL".into(),
+        "mutation" => "a GraphQL mutation".into(),
+        "promql" => "PromQL".into(),
+        "logql" => "LogQL".into(),
+        "traceql" => "TraceQL".into(),
+        "cypher" => "Cypher".into(),
+        "lucene" => "Lucene".into(),
+        _ => format!("a {l}"),
+    }
+}
+
+/// Field names that carry a query as a string.
+const QUERY_FIELDS: &[&str] = &[
+    "sql",
+    "query",
+    "statement",
+    "q",
+    "expr",
+    "expression",
+    "jql",
+    "esql",
+    "promql",
+    "logql",
+    "kql",
+    "cypher",
+    "graphql",
+];
+
+/// What the arguments of an operation say ([`Arguments`]); `$ref`s followed in `root`.
+pub fn arguments(
+    body: Option<&RequestBody<'_>>,
+    parameters: &[crate::model::Parameter<'_>],
+    summary: Option<&str>,
+    root: &dyn Tree,
+) -> Arguments {
+    let mut out = Arguments::default();
+    let mut props = indexmap::IndexMap::new();
+    if let Some(b) = body {
+        if let Some(schema) = b.schema {
+            let mut required = false;
+            gather(root, schema, &mut props, &mut required, 0);
+        }
+        let media = vocab::words(&b.content_type);
+        if media.iter().any(|w| w == "sql" || w == "graphql") {
+            out.language = language_in(&media);
+        }
+    }
+    for (name, p) in &props {
+        let p = resolve(root, p);
+        let key = name.to_ascii_lowercase();
+        if out.language.is_none()
+            && QUERY_FIELDS.contains(&key.as_str())
+            && p.get("type").is_none_or(|t| t == "string")
+        {
+            let mut w = vocab::words(name);
+            if let Some(d) = p.get("description").and_then(Value::as_str) {
+                w.extend(vocab::words(&d.chars().take(300).collect::<String>()));
+            }
+            if let Some(s) = summary {
+                w.extend(vocab::words(s));
+            }
+            out.language = language_in(&w);
+        }
+        if out.dispatch.is_empty() {
+            out.dispatch = dispatch(p.get("enum"));
+        }
+    }
+    for p in parameters {
+        if out.dispatch.is_empty() {
+            out.dispatch = dispatch(
+                p.schema
+                    .map(|s| resolve(root, s))
+                    .and_then(|s| s.get("enum")),
+            );
+        }
+    }
+    out
+}
+
+/// The verbs of an enum that chooses between actions of different effect (`[start, stop,
+/// delete]`); empty when its values are not verbs or all say the same.
+fn dispatch(values: Option<&Value>) -> Vec<String> {
+    let Some(Value::Array(values)) = values else {
+        return Vec::new();
+    };
+    let verbs: Vec<(String, Verdict)> = values
+        .iter()
+        .filter_map(Value::as_str)
+        .take(50)
+        .filter_map(|v| {
+            let w = vocab::words(v);
+            let [one] = &w[..] else { return None };
+            let e = vocab::effect_of(one)?;
+            Some((one.clone(), vocab::verdict(one, e).0))
+        })
+        .collect();
+    let destroys = verbs.iter().any(|(_, v)| *v == Verdict::Destroys);
+    let other = verbs.iter().any(|(_, v)| *v != Verdict::Destroys);
+    if destroys && other {
+        verbs.into_iter().map(|(v, _)| v).take(4).collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Whether the operation at `pointer` declares success responses and every one is 202
 /// Accepted (the request is taken, the work done later).
 pub fn only_accepted(root: &dyn Tree, pointer: &str) -> bool {
@@ -338,6 +480,8 @@ pub struct Evidence<'a> {
     pub path: &'a str,
     /// Set when the API is RPC-style.
     pub rpc: Option<RpcStyle>,
+    /// The words the document uses as nouns.
+    pub nouns: &'a vocab::Nouns,
     pub description: Option<&'a str>,
     /// The request body's shape (weighed for PUT and PATCH).
     pub body: BodyShape,
@@ -345,6 +489,8 @@ pub struct Evidence<'a> {
     pub accepted: bool,
     /// The operation requires an `Idempotency-Key` header.
     pub idempotency_key: bool,
+    /// What the arguments say (a query language, a choice of actions).
+    pub arguments: Arguments,
 }
 
 /// An RPC-style API: nearly every operation uses one method (POST, as AWS's JSON protocol) or
@@ -419,6 +565,10 @@ impl Signal {
             ),
             (HintSource::Summary, _) => format!("the summary says `{}`", self.verb),
             (HintSource::Description, _) => format!("the description says `{}`", self.verb),
+            (HintSource::Body, _) => format!(
+                "the body carries {} (a query language that only reads)",
+                language_name(&self.verb)
+            ),
             (HintSource::Path, _) => format!("the path ends in the action `{}`", self.verb),
             _ => format!("the name says `{}`", self.verb),
         }
@@ -430,9 +580,9 @@ const UPDATES: &[&str] = &[
     "update", "set", "save", "edit", "modify", "patch", "put", "upsert", "change",
 ];
 
-/// The verb of an operationId, at a sure place.
-fn id_verb(id: &str, method: Method) -> Option<(String, Effect)> {
-    vocab::operation_verb(id, method)
+/// The verb of an operationId, at a sure place, the document's nouns not read as verbs.
+fn id_verb(id: &str, method: Method, nouns: &vocab::Nouns) -> Option<(String, Effect)> {
+    vocab::operation_verb_in(id, method, nouns)
         .filter(|(_, _, c)| *c == vocab::Confidence::Sure)
         .map(|(v, e, _)| (v, e))
 }
@@ -472,7 +622,7 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
     let mut name_reads = false;
     if let Some((id, first)) = ev
         .operation_id
-        .and_then(|id| Some((id, id_verb(id, ev.method)?)))
+        .and_then(|id| Some((id, id_verb(id, ev.method, ev.nouns)?)))
     {
         let ((verb, effect), also) = most_said(first, vocab::joined_verbs(vocab::action_part(id)));
         let (verdict, strong) = vocab::verdict(&verb, effect);
@@ -498,7 +648,10 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
     if safe && name_reads {
         return out;
     }
-    if let Some((summary, first)) = ev.summary.and_then(|s| Some((s, vocab::summary_verb(s)?))) {
+    if let Some((summary, first)) = ev
+        .summary
+        .and_then(|s| Some((s, vocab::summary_verb_in(s, safe, ev.nouns)?)))
+    {
         let ((verb, effect), also) = most_said(first, vocab::joined_verbs(summary));
         // A summary's unambiguous verb (`Cancels`, `Searches`) settles it as a name's does.
         let (verdict, strong) = vocab::verdict(&verb, effect);
@@ -523,6 +676,20 @@ fn signals(ev: &Evidence<'_>) -> Vec<Signal> {
             effect,
             verdict,
             strong,
+            also: None,
+        });
+    }
+    // A body in a read-only query language reads, unless a word says the call writes (a saved
+    // filter is created with its JQL).
+    if let Some((language, false)) = &ev.arguments.language
+        && out.iter().all(|s| s.verdict == Verdict::Reads)
+    {
+        out.push(Signal {
+            source: HintSource::Body,
+            verb: language.clone(),
+            effect: Effect::Reads,
+            verdict: Verdict::Reads,
+            strong: true,
             also: None,
         });
     }
@@ -597,6 +764,7 @@ pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
     }
     if !safe {
         description_rule(ev, &mut hints);
+        arguments_rule(ev, &mut hints);
         if ev.accepted && hints.read_only.value {
             let mut table = from_method(ev.method);
             unsettle(
@@ -634,6 +802,30 @@ pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
         }
     }
     hints
+}
+
+/// Arguments that decide what the call does: a language that can write (SQL), or an enum that
+/// chooses between actions. Not a sure read, and possibly destructive: a reviewer decides.
+fn arguments_rule(ev: &Evidence<'_>, hints: &mut Hints) {
+    let why = match &ev.arguments {
+        Arguments {
+            language: Some((l, true)),
+            ..
+        } => format!(
+            "the body carries {}, a language that can write: what it does depends on the statement",
+            language_name(l)
+        ),
+        Arguments { dispatch, .. } if !dispatch.is_empty() => format!(
+            "an argument chooses the action ({}): what it does depends on its arguments",
+            dispatch.join(", ")
+        ),
+        _ => return,
+    };
+    let mut table = from_method(ev.method);
+    table.destructive = hint(true, &HintSource::Body, why.clone(), Confidence::Unsure);
+    table.read_only.source = HintSource::Body;
+    unsettle_sure(&mut table, &why);
+    *hints = table;
 }
 
 /// What the description says of an effect that cannot be taken back: destructive, whatever the
@@ -965,6 +1157,8 @@ mod tests {
         );
     }
 
+    static NONE: std::sync::LazyLock<vocab::Nouns> = std::sync::LazyLock::new(Default::default);
+
     fn ev(method: Method, id: Option<&'static str>, path: &'static str) -> Evidence<'static> {
         Evidence {
             method,
@@ -972,10 +1166,12 @@ mod tests {
             summary: None,
             path,
             rpc: None,
+            nouns: &NONE,
             description: None,
             body: BodyShape::None,
             accepted: false,
             idempotency_key: false,
+            arguments: Arguments::default(),
         }
     }
 

@@ -264,8 +264,129 @@ pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confiden
     verb_of_words(name, &words(name))
 }
 
+/// The words a document uses as nouns: the names of its collections (a path segment followed by
+/// a `{param}`: `/blocks/{hash}`), of its schemas (`DaemonSet`, `io.k8s.api.core.v1.Pod`) and
+/// of its tags. A verb of a name that is the head of such a noun phrase (`daemon_set`,
+/// `persistent_volume_claim`), or, past the name's first word, such a noun (`get_latest_block`),
+/// is read as a noun. The first word of a name stays a verb (`block_user`).
+#[derive(Debug, Clone, Default)]
+pub struct Nouns {
+    /// Multi-word nouns, their last word singular, joined with spaces (`daemon set`).
+    phrases: rustc_hash::FxHashSet<String>,
+    /// One-word nouns, singular.
+    singles: rustc_hash::FxHashSet<String>,
+}
+
+/// `word` without a plural ending (`blocks` -> `block`, `policies` -> `policy`).
+fn singular(word: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(stem) = word.strip_suffix("ies").filter(|s| s.len() > 1) {
+        return format!("{stem}y").into();
+    }
+    word.strip_suffix("ses")
+        .map(|_| &word[..word.len() - 2])
+        .or_else(|| word.strip_suffix('s').filter(|w| !w.ends_with('s')))
+        .unwrap_or(word)
+        .into()
+}
+
+/// Most words of a noun phrase.
+const PHRASE_WORDS: usize = 4;
+
+impl Nouns {
+    /// The nouns of a document with these paths, schema names and tags.
+    pub fn from_document<'a>(
+        paths: impl IntoIterator<Item = &'a str>,
+        schemas: impl IntoIterator<Item = &'a str>,
+        tags: impl IntoIterator<Item = &'a str>,
+    ) -> Nouns {
+        let mut n = Nouns::default();
+        for path in paths {
+            let segs: Vec<&str> = path.split('/').collect();
+            for pair in segs.windows(2) {
+                if pair[1].starts_with('{') && !pair[0].contains(['{', ':']) {
+                    n.add(pair[0]);
+                }
+            }
+        }
+        for name in schemas {
+            n.add(name.rsplit('.').next().unwrap_or(name));
+        }
+        for tag in tags {
+            n.add(tag);
+        }
+        n
+    }
+
+    fn add(&mut self, name: &str) {
+        let mut w = words(name);
+        w.retain(|x| !x.chars().all(|c| c.is_ascii_digit()));
+        match w.len() {
+            0 => {}
+            1 => {
+                self.singles.insert(singular(&w[0]).into_owned());
+            }
+            n => {
+                let start = n.saturating_sub(PHRASE_WORDS);
+                for k in start..n - 1 {
+                    self.phrases.insert(phrase(&w[k..]));
+                }
+            }
+        }
+    }
+
+    /// Whether the document has no nouns.
+    pub fn is_empty(&self) -> bool {
+        self.phrases.is_empty() && self.singles.is_empty()
+    }
+
+    /// Whether `w[i]` is a noun of the document: the head of one of its noun phrases, or one of
+    /// its one-word nouns when it is not the first word.
+    pub fn at(&self, w: &[String], i: usize) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        if i > 0 && self.singles.contains(singular(&w[i]).as_ref()) {
+            return true;
+        }
+        (i.saturating_sub(PHRASE_WORDS - 1)..i).any(|k| self.phrases.contains(&phrase(&w[k..=i])))
+    }
+
+    /// Whether `word`, a name's or summary's first word, is one of the document's one-word nouns.
+    pub fn single(&self, word: &str) -> bool {
+        self.singles.contains(singular(word).as_ref())
+    }
+}
+
+/// Words joined with spaces, the last singular.
+fn phrase(w: &[String]) -> String {
+    let mut out = String::new();
+    for (i, x) in w.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if i + 1 == w.len() {
+            out.push_str(&singular(x));
+        } else {
+            out.push_str(x);
+        }
+    }
+    out
+}
+
+/// An empty vocabulary: every known verb is a verb.
+static NO_NOUNS: std::sync::LazyLock<Nouns> = std::sync::LazyLock::new(Nouns::default);
+
 /// [`name_verb_with_confidence`] of `name` split into `all` ([`words`]).
 fn verb_of_words(name: &str, all: &[String]) -> Option<(String, Effect, Confidence)> {
+    verb_of_words_in(name, all, &NO_NOUNS)
+}
+
+/// [`verb_of_words`], the document's `nouns` not read as verbs.
+fn verb_of_words_in(
+    name: &str,
+    all: &[String],
+    nouns: &Nouns,
+) -> Option<(String, Effect, Confidence)> {
     let mut start = all.iter().take_while(|w| is_prefix(w)).count();
     // `GET_DeleteSnapshot`: a leading HTTP method word in capitals names the transport, not the
     // action (`get_link_sessions` is no transport: there `get` is the verb).
@@ -281,6 +402,7 @@ fn verb_of_words(name: &str, all: &[String]) -> Option<(String, Effect, Confiden
     if w.is_empty() {
         return None;
     }
+    let verb_at = |w: &[String], i: usize| verb_at(w, i).filter(|_| !nouns.at(w, i));
     let sure = |v: Option<(String, Effect)>| v.map(|(v, e)| (v, e, Confidence::Sure));
     // `issue_delete_comment`, `run_cancel`: a first word that is as often a noun yields to a
     // verb right after it.
@@ -444,6 +566,16 @@ pub fn says_upsert(text: &str) -> bool {
     }) || w.iter().any(|x| x == "upsert" || x == "upserts")
 }
 
+/// [`summary_verb`], unless the summary of an operation with a safe method starts with one of the
+/// document's nouns: then it is a title ("Block contents"), not an order.
+pub fn summary_verb_in(summary: &str, safe: bool, nouns: &Nouns) -> Option<(String, Effect)> {
+    let titled = safe
+        && words(summary.split_whitespace().next().unwrap_or(""))
+            .first()
+            .is_some_and(|w| nouns.single(w));
+    if titled { None } else { summary_verb(summary) }
+}
+
 /// Words that lead a name as a noun about as often as a verb (`issue`, `post`, `run`).
 const NOUN_VERBS: &[&str] = &[
     "issue", "post", "book", "share", "link", "run", "like", "block", "mark", "set", "lock",
@@ -586,12 +718,22 @@ pub fn operation_verb(
     subject: &str,
     method: crate::model::Method,
 ) -> Option<(String, Effect, Confidence)> {
+    operation_verb_in(subject, method, &NO_NOUNS)
+}
+
+/// [`operation_verb`], the document's `nouns` not read as verbs (`watch_daemon_set_list`).
+pub fn operation_verb_in(
+    subject: &str,
+    method: crate::model::Method,
+    nouns: &Nouns,
+) -> Option<(String, Effect, Confidence)> {
     let part = action_part(subject);
     let w = words(part);
     if method == crate::model::Method::Post && w.len() > 1 && w[0] == "post" {
-        return name_verb_with_confidence(&w[1..].join("_"));
+        let rest = w[1..].join("_");
+        return verb_of_words_in(&rest, &words(&rest), nouns);
     }
-    verb_of_words(part, &w)
+    verb_of_words_in(part, &w, nouns)
 }
 
 /// The verb of a path's last segment when it names an action (`/orders/{id}/cancel`,
@@ -810,6 +952,37 @@ mod tests {
         ] {
             assert!(verbs(t).is_empty(), "{t}");
         }
+    }
+
+    #[test]
+    fn document_nouns() {
+        use crate::model::Method;
+        let nouns = Nouns::from_document(
+            [
+                "/blocks/{hash}",
+                "/users/{name}/block",
+                "/api/v1/policies/{id}",
+            ],
+            ["io.k8s.api.apps.v1.DaemonSet", "PersistentVolumeClaim"],
+            ["claims"],
+        );
+        let verb = |id: &str| operation_verb_in(id, Method::Get, &nouns).map(|(v, _, _)| v);
+        // The head of a noun phrase, or a one-word noun past the first word: a noun.
+        assert_eq!(verb("watchDaemonSetList").as_deref(), Some("list"));
+        assert_eq!(verb("watchPersistentVolumeClaim"), None);
+        assert_eq!(verb("latestBlock"), None);
+        // The first word stays a verb; a word the document does not use as a noun too.
+        assert_eq!(verb("blockUser").as_deref(), Some("block"));
+        assert_eq!(verb("claimTask").as_deref(), Some("claim"));
+        assert_eq!(verb("latestBlocksDelete").as_deref(), Some("delete"));
+        // Plurals of all kinds name the same noun.
+        assert!(nouns.single("policy") && nouns.single("blocks") && nouns.single("claim"));
+        assert!(nouns.single("users") && !nouns.single("hash"));
+        // With no nouns, every known verb is one.
+        assert_eq!(
+            operation_verb_in("latestClaim", Method::Get, &Nouns::default()).map(|v| v.0),
+            Some("claim".into())
+        );
     }
 
     #[test]
