@@ -216,6 +216,8 @@ pub struct Arguments {
     /// The verbs an enum argument chooses between, when they differ in effect (`start`,
     /// `delete`): what the call does depends on its arguments.
     pub dispatch: Vec<String>,
+    /// A boolean body field that asks to overwrite (`overwrite`, `force`, `replace`).
+    pub overwrite_flag: Option<String>,
 }
 
 /// Languages a request may carry as a string, and whether they can write: SQL, GraphQL (a
@@ -310,6 +312,17 @@ pub fn arguments(
         if out.dispatch.is_empty() {
             out.dispatch = dispatch(p.get("enum"));
         }
+        if out.language.is_none() {
+            out.language = example_language(p.get("example").or_else(|| p.get("examples")));
+        }
+        let w = vocab::words(name);
+        if out.overwrite_flag.is_none()
+            && p.get("type").is_some_and(|t| t == "boolean")
+            && (w.iter().any(|x| x == "overwrite")
+                || matches!(w.first().map(String::as_str), Some("force" | "replace")))
+        {
+            out.overwrite_flag = Some(name.to_string());
+        }
     }
     for p in parameters {
         if out.dispatch.is_empty() {
@@ -321,6 +334,39 @@ pub fn arguments(
         }
     }
     out
+}
+
+/// SQL in a field's example: a key that names it (`rawSql`, `sql`) or a string that starts with
+/// a statement keyword (`SELECT ...`), a few levels deep.
+fn example_language(example: Option<&Value>) -> Option<(String, bool)> {
+    fn walk(v: &Value, depth: usize) -> bool {
+        match v {
+            Value::String(s) => {
+                let first = s.split_whitespace().next().unwrap_or("");
+                s.contains(' ')
+                    && matches!(
+                        first.to_ascii_uppercase().as_str(),
+                        "SELECT"
+                            | "INSERT"
+                            | "UPDATE"
+                            | "DELETE"
+                            | "CREATE"
+                            | "DROP"
+                            | "ALTER"
+                            | "WITH"
+                    )
+            }
+            Value::Array(a) if depth < 4 => a.iter().take(8).any(|x| walk(x, depth + 1)),
+            Value::Object(m) if depth < 4 => m
+                .iter()
+                .take(32)
+                .any(|(k, x)| vocab::words(k).iter().any(|w| w == "sql") || walk(x, depth + 1)),
+            _ => false,
+        }
+    }
+    example
+        .filter(|e| walk(e, 0))
+        .map(|_| ("sql".to_string(), true))
 }
 
 /// The verbs of an enum that chooses between actions of different effect (`[start, stop,
@@ -765,6 +811,7 @@ pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
     if !safe {
         description_rule(ev, &mut hints);
         arguments_rule(ev, &mut hints);
+        overwrite_rule(ev, &mut hints);
         if ev.accepted && hints.read_only.value {
             let mut table = from_method(ev.method);
             unsettle(
@@ -802,6 +849,25 @@ pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
         }
     }
     hints
+}
+
+/// A write whose body has a flag that asks to overwrite (`overwrite: true`): it can overwrite
+/// what is there; a reviewer checks.
+fn overwrite_rule(ev: &Evidence<'_>, hints: &mut Hints) {
+    let Some(flag) = &ev.arguments.overwrite_flag else {
+        return;
+    };
+    if hints.read_only.value || hints.destructive.value {
+        return;
+    }
+    hints.destructive = hint(
+        true,
+        &HintSource::Body,
+        format!(
+            "the body's `{flag}` flag asks to overwrite what is there (departs from the method table); unsure: check what it overwrites"
+        ),
+        Confidence::Unsure,
+    );
 }
 
 /// Arguments that decide what the call does: a language that can write (SQL), or an enum that
@@ -1487,6 +1553,22 @@ mod tests {
         assert!(only_accepted(&root, "/paths/~1a/post"));
         assert!(!only_accepted(&root, "/paths/~1b/post"));
         assert!(!only_accepted(&root, "/paths/~1c/post"));
+    }
+
+    #[test]
+    fn sql_in_examples() {
+        let sql = Some(("sql".to_string(), true));
+        let ex = serde_json::json!([{"refId": "A", "rawSql": "x"}]);
+        assert_eq!(example_language(Some(&ex)), sql);
+        let ex = serde_json::json!({"q": "select * from t"});
+        assert_eq!(example_language(Some(&ex)), sql);
+        for ex in [
+            serde_json::json!({"name": "Update"}),
+            serde_json::json!("SELECT"),
+            serde_json::json!({"refId": "A"}),
+        ] {
+            assert_eq!(example_language(Some(&ex)), None, "{ex}");
+        }
     }
 
     #[test]

@@ -249,6 +249,11 @@ fn is_prefix(word: &str) -> bool {
             && word[1..].chars().all(|c| c.is_ascii_digit()))
 }
 
+/// An adverb that may lead a verb (`partially`, `fully`, `bulk`-less English `-ly` words).
+fn is_adverb(word: &str) -> bool {
+    word.len() > 4 && word.ends_with("ly") && effect_of(word).is_none()
+}
+
 /// Whether `name` has the method word `word` in capitals (`GET_Delete`, `v1_POSTCreate`).
 fn method_in_capitals(name: &str, word: &str) -> bool {
     name.contains(&word.to_ascii_uppercase())
@@ -388,6 +393,12 @@ fn verb_of_words_in(
     nouns: &Nouns,
 ) -> Option<(String, Effect, Confidence)> {
     let mut start = all.iter().take_while(|w| is_prefix(w)).count();
+    // `partiallyUpdateSprint`: an adverb before the verb.
+    if all.get(start).is_some_and(|w| is_adverb(w))
+        && all.get(start + 1).is_some_and(|w| effect_of(w).is_some())
+    {
+        start += 1;
+    }
     // `GET_DeleteSnapshot`: a leading HTTP method word in capitals names the transport, not the
     // action (`get_link_sessions` is no transport: there `get` is the verb).
     if all
@@ -425,7 +436,12 @@ fn verb_of_words_in(
 
 /// The verb a summary starts with ("Deletes a pet" -> delete), for names without one.
 pub fn summary_verb(summary: &str) -> Option<(String, Effect)> {
-    let w = first_words(summary, 2);
+    let mut w = first_words(summary, 3);
+    // "Partially update a sprint": an adverb before the verb.
+    if w.first().is_some_and(|a| is_adverb(a)) {
+        w.remove(0);
+    }
+    w.truncate(2);
     let first = w.first()?;
     // Microsoft Graph: "Invoke function x" reads (functions are side-effect free; actions are not).
     if matches!(first.as_str(), "invoke" | "invokes") && w.get(1).is_some_and(|f| f == "function") {
@@ -1028,6 +1044,12 @@ mod tests {
             Some(Effect::Reads)
         );
         assert_eq!(summary_verb("Returns a pet").map(|v| v.1), None);
+        assert_eq!(
+            summary_verb("Partially update sprint").map(|v| v.0),
+            Some("update".into())
+        );
+        assert_eq!(effect("partiallyUpdateSprint"), Some(Effect::Writes));
+        assert_eq!(summary_verb("Weekly report").map(|v| v.1), None);
         assert_eq!(
             summary_verb("Invoke function getOrder").map(|v| v.1),
             Some(Effect::Reads)
