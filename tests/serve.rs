@@ -863,8 +863,23 @@ fn every_json_rpc_line_gets_an_answer() {
     let r = s.answer(&Value::Null);
     assert_eq!(r["error"]["code"], -32700, "{r}");
     s.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\xff\xfe}\n");
-    let r = s.answer(&Value::Null);
+    let r = s.answer(&json!(1));
     assert_eq!(r["error"]["code"], -32700, "{r}");
+    // Valid JSON that serde refuses keeps the request's id, so the client's call ends.
+    for (id, line) in [
+        (
+            json!(41),
+            r#"{"jsonrpc":"2.0","id":41,"method":"ping","params":{"n":1e400}}"#,
+        ),
+        (
+            json!("s"),
+            r#"{"jsonrpc":"2.0","method":"ping","params":{"a":"\ud800"},"id":"s"}"#,
+        ),
+    ] {
+        s.send_raw(format!("{line}\n").as_bytes());
+        let r = s.answer(&id);
+        assert_eq!(r["error"]["code"], -32700, "{line}: {r}");
+    }
     for params in [
         json!({"name": "bare", "arguments": [1]}),
         json!({"name": 5, "arguments": {}}),

@@ -496,11 +496,93 @@ fn host_and_origin_are_checked() {
         r.header("access-control-allow-origin"),
         Some("https://app.example.com")
     );
+    // Two Host headers, even with an allowed first one, are refused.
+    let two = [
+        ("Host", format!("127.0.0.1:{port}")),
+        ("Host", "evil.example".to_string()),
+        ("Content-Type", "application/json".into()),
+        ("Accept", "application/json, text/event-stream".into()),
+    ];
+    let r = raw(
+        &served.addr,
+        "POST",
+        "/mcp",
+        &two,
+        list.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 400, "two Host headers: {}", r.body);
     // The health check answers whatever the Host (load balancers probe by address).
     let h = get(&served, "/healthz", &[("Host", "10.1.2.3:80".into())]);
     assert_eq!(h.status, 200);
     // Refused requests never reached the API.
     assert!(api.api_requests().is_empty());
+}
+
+#[test]
+fn refused_json_keeps_its_id_and_standard_headers_are_checked() {
+    let api = Upstream::start();
+    let served = Served::start(API, &["--base-url", &api.base()], &[]);
+    let headers = |version: &str| {
+        vec![
+            ("Host", served.addr.clone()),
+            ("Content-Type", "application/json".to_string()),
+            ("Accept", "application/json, text/event-stream".to_string()),
+            ("MCP-Protocol-Version", version.to_string()),
+        ]
+    };
+    for (id, body) in [
+        (
+            json!(7),
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"n":1e400}}"#,
+        ),
+        (
+            json!("s"),
+            r#"{"jsonrpc":"2.0","method":"ping","params":{"a":"\ud800"},"id":"s"}"#,
+        ),
+    ] {
+        let r = raw(
+            &served.addr,
+            "POST",
+            "/mcp",
+            &headers("2025-06-18"),
+            body.as_bytes(),
+        );
+        let v = r.json();
+        assert_eq!(v["id"], id, "{body}: {}", r.body);
+        assert_eq!(v["error"]["code"], -32700, "{body}: {}", r.body);
+    }
+    // From 2026-07-28 on, Mcp-Method must name the body's method, also for the tools/list
+    // answered from the rendered list.
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let mut h = headers("2026-07-28");
+    for method in [None, Some("tools/call")] {
+        let mut h = h.clone();
+        h.extend(method.map(|m| ("Mcp-Method", m.to_string())));
+        let r = raw(&served.addr, "POST", "/mcp", &h, list.as_bytes());
+        assert_eq!(r.status, 400, "Mcp-Method {method:?}: {}", r.body);
+    }
+    h.push(("Mcp-Method", "tools/list".to_string()));
+    let r = raw(&served.addr, "POST", "/mcp", &h, list.as_bytes());
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.json()["result"]["tools"].is_array(), "{}", r.body);
+}
+
+#[test]
+fn allow_origin_null_is_refused() {
+    let out = binary()
+        .args([
+            "serve",
+            API,
+            "--http",
+            "127.0.0.1:0",
+            "--allow-origin",
+            "null",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--allow-origin null"), "{err}");
 }
 
 #[test]

@@ -271,6 +271,11 @@ pub fn listen_settings(
         .allow_origins
         .iter()
         .map(|o| {
+            if o.trim().eq_ignore_ascii_case("null") {
+                return Err(Error::Usage(
+                    "--allow-origin null: sandboxed frames and local files all send the origin \"null\", so any page could use it; name the page's real origin".into(),
+                ));
+            }
             streamable::normalize_origin(o).ok_or_else(|| {
                 Error::Usage(format!(
                     "--allow-origin {o:?}: expected scheme://host[:port], such as https://app.example.com"

@@ -8,7 +8,7 @@
 //! No request header reaches the upstream API: the handler never reads them.
 
 use super::server::{Listing, Server};
-use super::transport::params_problem;
+use super::transport::{params_problem, sniff_id};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
@@ -129,7 +129,7 @@ pub fn host_allowed(value: &str, allowed: &[String]) -> bool {
     })
 }
 
-/// Whether the `Authorization` header carries `Bearer <token>` (compared in constant time).
+/// Whether the `Authorization` header carries `Bearer <token>`.
 fn token_ok(headers: &HeaderMap, token: &str) -> bool {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return false;
@@ -142,8 +142,19 @@ fn token_ok(headers: &HeaderMap, token: &str) -> bool {
     if !scheme.eq_ignore_ascii_case(b"bearer") {
         return false;
     }
-    let given = given.trim_ascii();
-    bool::from(given.ct_eq(token.as_bytes()))
+    same_secret(given.trim_ascii(), token.as_bytes())
+}
+
+/// `given == secret`, in a time that depends only on the longer length: `subtle`'s slice
+/// comparison returns at once when the lengths differ, which tells a prober the token's length.
+fn same_secret(given: &[u8], secret: &[u8]) -> bool {
+    let mut same = given.len().ct_eq(&secret.len());
+    for i in 0..given.len().max(secret.len()) {
+        let a = given.get(i).copied().unwrap_or(0);
+        let b = secret.get(i).copied().unwrap_or(0);
+        same &= a.ct_eq(&b);
+    }
+    bool::from(same)
 }
 
 fn text(status: StatusCode, message: &str) -> Response<Body> {
@@ -209,6 +220,12 @@ impl App {
 
     async fn mcp(&self, request: Request<Incoming>) -> Response<Body> {
         let headers = request.headers();
+        if headers.get_all(header::HOST).iter().nth(1).is_some() {
+            return text(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: more than one Host header",
+            );
+        }
         let host = headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
@@ -298,7 +315,18 @@ impl App {
     /// A JSON-RPC request answered without rmcp: a `tools/list` (from the rendered list), or
     /// params rmcp would misread (the same checks as over stdio).
     fn answer_here(&self, headers: &HeaderMap, body: &[u8]) -> Option<Response<Body>> {
-        let value: Value = serde_json::from_slice(body).ok()?;
+        let value: Value = match serde_json::from_slice(body) {
+            Ok(v) => v,
+            // With the request's id when it can be found, as for valid JSON that serde refuses
+            // (`1e400`, a lone surrogate), so the client's call ends.
+            Err(e) => {
+                return Some(rpc_error(
+                    sniff_id(body).as_ref(),
+                    -32700,
+                    &format!("Parse error: {e}"),
+                ));
+            }
+        };
         let message = value.as_object()?;
         let id = message
             .get("id")
@@ -312,7 +340,11 @@ impl App {
                 &format!("Invalid params: {problem}"),
             ));
         }
-        if method != "tools/list" || !accepts_json(headers) || !known_version(headers) {
+        if method != "tools/list"
+            || !accepts_json(headers)
+            || !known_version(headers)
+            || !standard_headers_match(headers, method)
+        {
             return None;
         }
         let cursor = params.and_then(|p| p.get("cursor")).and_then(Value::as_str);
@@ -364,6 +396,21 @@ fn known_version(headers: &HeaderMap) -> bool {
                 .any(|k| k.as_str() == v)
         }),
     }
+}
+
+/// Whether the request may be answered here as far as the standard headers go: under a protocol
+/// version that has them (`MCP-Protocol-Version` at least 2026-07-28), exactly one `Mcp-Method`
+/// equal to the body's method. Otherwise rmcp answers, with its error where they disagree.
+fn standard_headers_match(headers: &HeaderMap, method: &str) -> bool {
+    let needs = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v >= rmcp::model::ProtocolVersion::STANDARD_HEADERS.as_str());
+    if !needs {
+        return true;
+    }
+    let mut values = headers.get_all("mcp-method").iter();
+    matches!((values.next(), values.next()), (Some(v), None) if v.as_bytes() == method.as_bytes())
 }
 
 /// The CORS headers for an allowed `Origin`.
@@ -507,6 +554,47 @@ async fn stop_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_compare_whatever_their_length() {
+        assert!(same_secret(b"s3cret-token", b"s3cret-token"));
+        assert!(!same_secret(b"s3cret-token", b"s3cret-tokem"));
+        assert!(!same_secret(b"s3cret", b"s3cret-token"));
+        assert!(!same_secret(b"s3cret-token-and-more", b"s3cret-token"));
+        assert!(!same_secret(b"", b"x"));
+        assert!(same_secret(b"", b""));
+    }
+
+    #[test]
+    fn standard_headers_are_checked_before_answering_here() {
+        let mut h = HeaderMap::new();
+        assert!(standard_headers_match(&h, "tools/list"));
+        h.insert(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2025-06-18"),
+        );
+        assert!(standard_headers_match(&h, "tools/list"));
+        h.insert(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2026-07-28"),
+        );
+        assert!(
+            !standard_headers_match(&h, "tools/list"),
+            "Mcp-Method missing"
+        );
+        h.insert("mcp-method", HeaderValue::from_static("tools/call"));
+        assert!(
+            !standard_headers_match(&h, "tools/list"),
+            "Mcp-Method differs"
+        );
+        h.insert("mcp-method", HeaderValue::from_static("tools/list"));
+        assert!(standard_headers_match(&h, "tools/list"));
+        h.append("mcp-method", HeaderValue::from_static("tools/list"));
+        assert!(
+            !standard_headers_match(&h, "tools/list"),
+            "two Mcp-Method headers"
+        );
+    }
 
     #[test]
     fn origins_normalize() {

@@ -1,7 +1,8 @@
 //! Transport: newline-delimited JSON-RPC over stdio for rmcp, read and written here so that every
 //! request gets an answer and `tools/list` is answered from the rendered bytes.
 //!
-//! A line that is not UTF-8 or not JSON is answered with -32700 (id null); a request rmcp cannot
+//! A line that is not UTF-8 or not JSON is answered with -32700 (with the request's id when it can
+//! be found, as for JSON that serde refuses: `1e400`, a lone surrogate); a request rmcp cannot
 //! read, or a `tools/call` whose `name` is not a string or whose `arguments` are not an object,
 //! with -32602; a line over [`MAX_LINE`] bytes with -32600 saying the limit (with the request's
 //! id when it can be found near the start). `tools/list` is answered here, without building rmcp
@@ -131,13 +132,21 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             return None;
         }
         let Ok(text) = std::str::from_utf8(line) else {
-            self.error(None, PARSE_ERROR, "Parse error: the message is not UTF-8");
+            self.error(
+                sniff_id(line).as_ref(),
+                PARSE_ERROR,
+                "Parse error: the message is not UTF-8",
+            );
             return None;
         };
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
-                self.error(None, PARSE_ERROR, format!("Parse error: {e}"));
+                self.error(
+                    sniff_id(line).as_ref(),
+                    PARSE_ERROR,
+                    format!("Parse error: {e}"),
+                );
                 return None;
             }
         };
@@ -260,7 +269,7 @@ fn known(method: &str) -> bool {
 
 /// The top-level `id` of the JSON object starting `head` (a number or a string), if it is
 /// there.
-fn sniff_id(head: &[u8]) -> Option<Value> {
+pub(super) fn sniff_id(head: &[u8]) -> Option<Value> {
     let text = String::from_utf8_lossy(head);
     let mut depth = 0usize;
     let mut chars = text.char_indices().peekable();
@@ -396,6 +405,12 @@ mod tests {
         );
         assert_eq!(sniff_id(br#"{"a":"\"id\":3","id":4"#), Some(json!(4)));
         assert_eq!(sniff_id(br#"{"method":"id","id":5,"#), Some(json!(5)));
+        // Valid JSON that serde refuses still gives its id.
+        assert_eq!(
+            sniff_id(br#"{"id":8,"params":{"n":1e400}}"#),
+            Some(json!(8))
+        );
+        assert_eq!(sniff_id(br#"{"a":"\ud800","id":"s"}"#), Some(json!("s")));
     }
 
     #[test]
