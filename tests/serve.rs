@@ -1121,6 +1121,63 @@ fn tools_list_pages_join_to_the_full_list() {
 }
 
 #[test]
+fn a_password_in_the_documents_server_url_is_never_shown() {
+    let api = Api::start();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("api.yaml");
+    let port = api
+        .base
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let pass = "Spec-Pass-8837";
+    std::fs::write(
+        &spec,
+        format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\n\
+             servers: [{{url: 'http://ann:{pass}@127.0.0.1:{port}/v1'}}]\n\
+             paths:\n  /files/{{id}}:\n    get:\n      operationId: getFile\n      \
+             parameters: [{{name: id, in: path, required: true, schema: {{type: string}}}}]\n      \
+             responses: {{'200': {{description: ok}}}}\n"
+        ),
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    for dynamic in [false, true] {
+        let args: &[&str] = if dynamic { &["--dynamic"] } else { &[] };
+        let mut s = Session::start_spec(spec, args, &[]);
+        s.initialize();
+        let listed = s.request("tools/list", json!({})).to_string();
+        assert!(!listed.contains(pass), "tools/list: {listed}");
+        if dynamic {
+            let d = s.call("describe_operation", json!({"name": "get_file"}));
+            assert!(!d.to_string().contains(pass), "describe_operation: {d}");
+            assert!(d.to_string().contains("ann:***@127.0.0.1"), "{d}");
+        } else {
+            assert!(listed.contains("ann:***@127.0.0.1"), "{listed}");
+            // The real URL is still the one called, with the password as Basic credentials.
+            let r = s.call("get_file", json!({"id": "7"}));
+            assert!(!r.to_string().contains(pass), "{r}");
+            assert!(
+                api.last().target.ends_with("/v1/files/7"),
+                "{}",
+                api.last().target
+            );
+            assert!(
+                api.last()
+                    .header("Authorization")
+                    .is_some_and(|h| h.starts_with("Basic "))
+            );
+        }
+        let stderr = s.finish();
+        assert!(!stderr.contains(pass), "the log: {stderr}");
+    }
+}
+
+#[test]
 fn dynamic_keeps_filters_and_reviewed_hints() {
     let api = Api::start();
     let dir = tempfile::tempdir().unwrap();

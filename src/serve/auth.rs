@@ -429,34 +429,53 @@ pub fn userinfo_secrets(url: &str) -> Vec<String> {
     out
 }
 
-/// Every credential value in every form it is sent (raw, percent-encoded, JSON-escaped), to be
-/// replaced by `***` in whatever goes back to the client or to the log.
+/// `url` with the password of its user information (`user:password@`) shown as `***`, for
+/// what the model and the log see; the URL itself when it has none.
+pub fn hide_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let Some((info, _)) = authority.rsplit_once('@') else {
+        return url.to_string();
+    };
+    let user = info.split_once(':').map_or(info, |(user, _)| user);
+    format!("{scheme}://{user}:***{}", &rest[info.len()..])
+}
+
+/// Every credential value in every form it is sent or echoed (raw, percent-encoded in either
+/// case or with `+` for space, JSON-escaped as common encoders write it), to be replaced by `***`
+/// in whatever goes back to the client or to the log.
 #[derive(Debug, Clone, Default)]
 pub struct Secrets {
-    /// Longest first, so a longer secret is masked before a shorter one inside it.
-    forms: Vec<String>,
+    /// Longest first, so a longer secret is masked before a shorter one inside it; the flag says
+    /// the value is long enough to be masked wherever it appears, glued to letters or not.
+    forms: Vec<(String, bool)>,
 }
 
 /// Credentials shorter than this get a startup warning: a short value may also be ordinary text.
+/// Values this long or longer are masked anywhere; shorter ones only as whole tokens.
 pub const SHORT_SECRET: usize = 8;
 
 impl Secrets {
     /// The forms of these secret values.
     pub fn new<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Self {
-        let mut forms: Vec<String> = Vec::new();
+        let mut forms: Vec<(String, bool)> = Vec::new();
         for v in values {
             let v = v.as_ref().trim();
             if v.is_empty() {
                 continue;
             }
-            forms.extend(super::request::sent_forms(v));
-            if let Ok(json) = serde_json::to_string(v) {
-                forms.push(json[1..json.len() - 1].to_string());
-            }
-            forms.push(v.to_string());
+            let anywhere = v.chars().count() >= SHORT_SECRET;
+            forms.extend(echoed_forms(v).into_iter().map(|f| (f, anywhere)));
         }
-        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        forms.dedup();
+        forms.sort_by(|a, b| {
+            b.0.len()
+                .cmp(&a.0.len())
+                .then_with(|| a.0.cmp(&b.0))
+                .then_with(|| b.1.cmp(&a.1))
+        });
+        forms.dedup_by(|a, b| a.0 == b.0);
         Secrets { forms }
     }
 
@@ -465,13 +484,15 @@ impl Secrets {
         self.forms.is_empty()
     }
 
-    /// `text` with every secret that appears as a whole token replaced by `***`. A secret
-    /// starting (ending) with a letter or digit only matches where the text before (after) it
-    /// is not a letter or digit, so `abc` is masked in `key=abc&` but not in `abcdef`.
+    /// `text` with every secret, in every form it is echoed, replaced by `***`. A long secret is
+    /// masked wherever it appears; a short one starting (ending) with a letter or digit only where
+    /// the text before (after) it is not a letter or digit or is a JSON escape such as `\n`, so
+    /// `abc` is masked in `key=abc&` and in `"\nabc"` but not in `abcdef`. The text is never
+    /// parsed: a result's text copy can be megabytes.
     pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         let mut out = std::borrow::Cow::Borrowed(text);
-        for secret in &self.forms {
-            if let Some(replaced) = replace_token(&out, secret) {
+        for (secret, anywhere) in &self.forms {
+            if let Some(replaced) = replace_token(&out, secret, *anywhere) {
                 out = std::borrow::Cow::Owned(replaced);
             }
         }
@@ -507,24 +528,99 @@ impl Secrets {
     }
 }
 
-/// The masked values: those known at startup and the tokens fetched since (the latest
-/// [`SharedSecrets::KEPT`]), as one [`Secrets`] that each call takes a snapshot of.
+/// The forms `value` takes when it is sent, or echoed back by a server that re-encodes it:
+/// percent-encoding in upper or lower case hex, `+` for a space, and JSON escapes (`\/`,
+/// `\u0026`-style escapes of HTML characters and of anything not ASCII, in either case).
+fn echoed_forms(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sent in super::request::sent_forms(value) {
+        let lower = lower_hex_escapes(&sent, '%');
+        for f in [sent, lower] {
+            if f.contains("%20") {
+                out.push(f.replace("%20", "+"));
+            }
+            out.push(f);
+        }
+    }
+    for slash in [false, true] {
+        for html in [false, true] {
+            for ascii in [false, true] {
+                let json = json_escape(value, slash, html, ascii);
+                out.push(lower_hex_escapes(&json, 'u'));
+                out.push(json);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `value` as inside a JSON string; `slash` writes `/` as `\/`, `html` writes `<>&'=` as
+/// `\u00XX`, `ascii` writes every character past ASCII as `\uXXXX` (upper case hex).
+fn json_escape(value: &str, slash: bool, html: bool, ascii: bool) -> String {
+    let mut out = String::new();
+    for c in value.chars() {
+        match c {
+            '/' if slash => out.push_str("\\/"),
+            '<' | '>' | '&' | '\'' | '=' if html => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if ascii && !c.is_ascii() => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
+            c => {
+                let json = serde_json::to_string(&c.to_string()).unwrap_or_default();
+                out.push_str(json.get(1..json.len().saturating_sub(1)).unwrap_or(""));
+            }
+        }
+    }
+    out
+}
+
+/// `text` with the hex digits after each `%` (or `\u`) in lower case.
+fn lower_hex_escapes(text: &str, mark: char) -> String {
+    let (lead, digits) = if mark == '%' { ("%", 2) } else { ("\\u", 4) };
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(lead) {
+        let end = (at + lead.len() + digits).min(rest.len());
+        out.push_str(&rest[..at + lead.len()]);
+        let hex = rest.get(at + lead.len()..end).unwrap_or("");
+        out.push_str(&hex.to_ascii_lowercase());
+        rest = &rest[at + lead.len() + hex.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The masked values: those known at startup, every token while the cache holds it, and the
+/// latest [`SharedSecrets::KEPT`] tokens it has dropped, as one [`Secrets`] that each call takes a
+/// snapshot of.
 #[derive(Debug, Default)]
 pub struct SharedSecrets {
     base: Vec<String>,
-    fetched: Mutex<std::collections::VecDeque<String>>,
+    tokens: Mutex<Tokens>,
     current: RwLock<Arc<Secrets>>,
 }
 
+/// Fetched tokens: those cached now, and those dropped from the cache, newest first.
+#[derive(Debug, Default)]
+struct Tokens {
+    cached: std::collections::BTreeSet<String>,
+    dropped: std::collections::VecDeque<String>,
+}
+
 impl SharedSecrets {
-    /// Fetched tokens kept masked, newest first.
+    /// Tokens kept masked after the cache has dropped them, newest first.
     pub const KEPT: usize = 64;
 
     pub fn new(base: Vec<String>) -> Self {
         let current = RwLock::new(Arc::new(Secrets::new(&base)));
         SharedSecrets {
             base,
-            fetched: Mutex::default(),
+            tokens: Mutex::default(),
             current,
         }
     }
@@ -534,16 +630,32 @@ impl SharedSecrets {
         Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Mask `value` from now on.
+    /// Mask `value` from now on: a token the cache now holds.
     pub fn add(&self, value: &str) {
-        let mut fetched = self.fetched.lock().unwrap_or_else(|e| e.into_inner());
-        if fetched.iter().any(|v| v == value) {
-            return;
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.dropped.retain(|v| v != value);
+        if tokens.cached.insert(value.to_string()) {
+            self.rebuild(&tokens);
         }
-        fetched.push_front(value.to_string());
-        fetched.truncate(Self::KEPT);
-        let all = Secrets::new(self.base.iter().chain(fetched.iter()));
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(all);
+    }
+
+    /// `value` has left the cache: keep masking it among the latest [`Self::KEPT`] dropped.
+    pub fn drop_cached(&self, value: &str) {
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        if tokens.cached.remove(value) {
+            tokens.dropped.push_front(value.to_string());
+            tokens.dropped.truncate(Self::KEPT);
+            self.rebuild(&tokens);
+        }
+    }
+
+    fn rebuild(&self, tokens: &Tokens) {
+        let all = self
+            .base
+            .iter()
+            .chain(&tokens.cached)
+            .chain(&tokens.dropped);
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(Secrets::new(all));
     }
 }
 
@@ -551,8 +663,19 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric()
 }
 
-/// `text` with whole-token occurrences of `secret` replaced by `***`; `None` when there is none.
-fn replace_token(text: &str, secret: &str) -> Option<String> {
+/// Whether `head` ends in a one-letter JSON escape (`\n`, `\t`, `\r`, `\b`, `\f`): the letter
+/// is not part of the word that follows.
+fn after_escape(head: &[u8]) -> bool {
+    let Some((&letter, rest)) = head.split_last() else {
+        return false;
+    };
+    let slashes = rest.iter().rev().take_while(|&&b| b == b'\\').count();
+    matches!(letter, b'n' | b't' | b'r' | b'b' | b'f') && slashes % 2 == 1
+}
+
+/// `text` with whole-token occurrences of `secret` (every one when `anywhere`) replaced by `***`;
+/// `None` when there is none.
+fn replace_token(text: &str, secret: &str, anywhere: bool) -> Option<String> {
     let bytes = text.as_bytes();
     let s = secret.as_bytes();
     let (first, last) = (*s.first()?, *s.last()?);
@@ -562,8 +685,12 @@ fn replace_token(text: &str, secret: &str) -> Option<String> {
     while let Some(pos) = text[from..].find(secret) {
         let start = from + pos;
         let end = start + s.len();
-        let before = start == 0 || !is_word(first) || !is_word(bytes[start - 1]);
-        let after = end == bytes.len() || !is_word(last) || !is_word(bytes[end]);
+        let before = anywhere
+            || start == 0
+            || !is_word(first)
+            || !is_word(bytes[start - 1])
+            || after_escape(&bytes[..start]);
+        let after = anywhere || end == bytes.len() || !is_word(last) || !is_word(bytes[end]);
         if before && after {
             out.push_str(&text[copied..start]);
             out.push_str("***");
@@ -763,10 +890,43 @@ mod tests {
         );
         s.add("fetched-1");
         assert_eq!(s.get().redact("a base-secret b fetched-1"), "a *** b ***");
+        // Cached tokens stay masked however many there are; dropped ones, the latest KEPT.
         for i in 0..SharedSecrets::KEPT + 5 {
             s.add(&format!("tok-{i}"));
         }
-        assert_eq!(s.get().redact("tok-0 tok-68"), "tok-0 ***");
+        assert_eq!(s.get().redact("tok-0 tok-68"), "*** ***");
+        for i in 0..SharedSecrets::KEPT + 5 {
+            s.drop_cached(&format!("tok-{i}"));
+        }
+        assert_eq!(s.get().redact("tok-0 tok-68 fetched-1"), "tok-0 *** ***");
+    }
+
+    #[test]
+    fn redaction_sees_through_escapes_and_re_encodings() {
+        let key = "sk_live_Ab/c&d e";
+        let s = Secrets::new([key, "abc"]);
+        for (echoed, masked) in [
+            // After a JSON escape in the raw text; glued to letters (a long key, anywhere).
+            (
+                r#"{"m":"bad key:\nsk_live_Ab\/c\u0026d e"}"#,
+                r#"{"m":"bad key:\n***"}"#,
+            ),
+            (r#"{"m":"x\tsk_live_Ab/c\u0026d e"}"#, r#"{"m":"x\t***"}"#),
+            ("xxsk_live_Ab/c&d exx", "xx***xx"),
+            // Escapes in non-JSON text, and re-encoded query values.
+            (r"key=sk_live_Ab\/c\u0026d e;", "key=***;"),
+            ("q=sk_live_Ab%2fc%26d+e&x=1", "q=***&x=1"),
+            ("q=sk_live_Ab%2Fc%26d%20e", "q=***"),
+            // A short key after an escape in JSON text.
+            (r#"["\nabc"]"#, r#"["\n***"]"#),
+        ] {
+            assert_eq!(s.redact(echoed), masked, "{echoed}");
+        }
+        // JSON text the forms already masked keeps its spacing.
+        assert_eq!(s.redact("{ \"k\": \"abc\" }"), "{ \"k\": \"***\" }");
+        let mut v = json!({"text": "{\"m\":\"\\nabc\"}"});
+        s.redact_value(&mut v);
+        assert_eq!(v, json!({"text": "{\"m\":\"\\n***\"}"}));
     }
 
     #[test]
@@ -816,5 +976,14 @@ mod tests {
         assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p@ss")));
         assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p%40ss")));
         assert!(userinfo_secrets("https://h/v1@x").is_empty());
+        assert_eq!(
+            hide_password("https://ann:p%40ss@h/v1"),
+            "https://ann:***@h/v1"
+        );
+        assert_eq!(
+            hide_password("https://tok@h:8443/v1"),
+            "https://tok:***@h:8443/v1"
+        );
+        assert_eq!(hide_password("https://h/v1@x"), "https://h/v1@x");
     }
 }

@@ -333,9 +333,24 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         .as_ref()
         .map(crate::review::HintsFile::load)
         .transpose()?;
-    let conversion = crate::convert_with(&doc, &args.conversion, hints.as_ref())?;
+    let mut conversion = crate::convert_with(&doc, &args.conversion, hints.as_ref())?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
+    }
+    // Each tool's base URL, then the passwords hidden from what the model sees of the servers
+    // (`_meta`, `describe_operation`).
+    let tool_bases = conversion
+        .tools
+        .iter()
+        .map(|t| match &base_url {
+            Some(b) => Ok(b.clone()),
+            None => server_url(t),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for tool in &mut conversion.tools {
+        for server in &mut tool.call.servers {
+            *server = auth::hide_password(server);
+        }
     }
 
     let dynamic = args
@@ -365,11 +380,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     let mut short: Vec<String> = credentials.short.clone();
     let mut bases: Vec<String> = Vec::new();
     let mut entries = Vec::with_capacity(conversion.tools.len());
-    for (tool, creds) in conversion.tools.into_iter().zip(creds) {
-        let base = match &base_url {
-            Some(b) => b.clone(),
-            None => server_url(&tool)?,
-        };
+    for ((tool, creds), base) in conversion.tools.into_iter().zip(creds).zip(tool_bases) {
         if !bases.contains(&base) {
             bases.push(base.clone());
         }
@@ -481,12 +492,13 @@ fn absolute_url(url: &str) -> Result<String> {
 
 /// The tool's first server, which must be absolute when `--base-url` is not given.
 fn server_url(tool: &crate::Tool) -> Result<String> {
-    let Some(server) = tool.call.servers.first() else {
+    let Some(real) = tool.call.servers.first() else {
         return Err(Error::Usage(format!(
             "tool {}: the document declares no server; pass --base-url URL (the API's absolute URL)",
             tool.name
         )));
     };
+    let server = &auth::hide_password(real);
     if server.contains('{') {
         return Err(Error::Usage(format!(
             "tool {}: server URL {server:?} has a variable without a default; pass --base-url URL",
@@ -504,7 +516,7 @@ fn server_url(tool: &crate::Tool) -> Result<String> {
             }
         )));
     }
-    absolute_url(server).map_err(|_| {
+    absolute_url(real).map_err(|_| {
         Error::Usage(format!(
             "tool {}: server URL {server:?} is not usable; pass --base-url URL",
             tool.name

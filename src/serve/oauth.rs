@@ -197,16 +197,23 @@ impl Tokens {
         }
         let fresh = self.fetch(need, http, secrets)?;
         let value = fresh.value.clone();
-        *cached = Some(fresh);
+        if let Some(old) = cached.replace(fresh)
+            && old.value != value
+        {
+            secrets.drop_cached(&old.value);
+        }
         Ok(value)
     }
 
-    /// Forget `used` (the API refused it), unless another call has replaced it already.
+    /// Fetch a new token in place of `used` (the API refused it), unless another call has
+    /// replaced it already. It stays cached (and masked) until the new one takes its place.
     pub fn refused(&self, need: &Need, used: &str) {
         let slot = self.slot(need);
         let mut cached = slot.lock().unwrap_or_else(|e| e.into_inner());
-        if cached.as_ref().is_some_and(|c| c.value == used) {
-            *cached = None;
+        if let Some(c) = cached.as_mut()
+            && c.value == used
+        {
+            c.refresh_at = Some(Instant::now());
         }
     }
 

@@ -278,6 +278,16 @@ mod tests {
             "{}",
             json_of(&r)
         );
+        // Glued to letters across the cut too.
+        let body = format!("{}x{secret}x", "x".repeat(EXCERPT - 20));
+        let r = to_result(
+            &reply(500, "text/plain", body.as_bytes()),
+            "u",
+            None,
+            &ok,
+            &secrets,
+        );
+        assert!(!json_of(&r).to_string().contains("kkkkkkkk"));
         // A success body and its structured content, after the outputSchema check saw the value.
         let seen = std::cell::RefCell::new(Value::Null);
         let check = |v: &Value| {
