@@ -1121,6 +1121,18 @@ fn tools_list_pages_join_to_the_full_list() {
 }
 
 #[test]
+fn an_empty_path_parameter_is_refused_and_nothing_is_sent() {
+    let api = Api::start();
+    let mut s = Session::start(&["--base-url", &api.base], ENV);
+    s.initialize();
+    let r = s.call("get_file", json!({"id": ""}));
+    assert!(is_error(&r), "{r}");
+    assert!(r.to_string().contains("empty"), "{r}");
+    assert_eq!(api.count(), 0, "nothing reaches the API");
+    s.finish();
+}
+
+#[test]
 fn a_password_in_the_documents_server_url_is_never_shown() {
     let api = Api::start();
     let dir = tempfile::tempdir().unwrap();

@@ -10,6 +10,9 @@ use serde_json::{Map, Value};
 
 /// Longest body excerpt in an error result, in characters.
 pub const EXCERPT: usize = 2000;
+/// Longest text of an error result, in characters (an argument or a URL it quotes can be
+/// megabytes).
+pub const MAX_ERROR_TEXT: usize = 8000;
 
 /// A tool error result with one text block.
 pub fn error(message: impl Into<String>) -> CallToolResult {
@@ -96,6 +99,24 @@ pub fn redact_result(result: CallToolResult, secrets: &Secrets) -> CallToolResul
         .unwrap_or_else(|_| error("the result could not be checked for credentials"))
 }
 
+/// `result` with the text of an error cut to [`MAX_ERROR_TEXT`] characters, saying how much was
+/// left out. Applied after masking, so a cut cannot leave half a credential unmasked.
+pub fn bound_error(mut result: CallToolResult) -> CallToolResult {
+    if result.is_error != Some(true) {
+        return result;
+    }
+    for block in &mut result.content {
+        if let Some(text) = block.as_text()
+            && let Some((cut, _)) = text.text.char_indices().nth(MAX_ERROR_TEXT)
+        {
+            let left = text.text[cut..].chars().count();
+            let short = format!("{} [... {left} more characters]", &text.text[..cut]);
+            *block = ContentBlock::text(short);
+        }
+    }
+    result
+}
+
 /// The body as text when the media type is textual (or unknown but valid UTF-8).
 fn textual(content_type: &str, body: &[u8]) -> Option<String> {
     let essence = content_type
@@ -144,6 +165,26 @@ fn excerpt(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn error_text_is_bounded() {
+        let long = format!(
+            "GET http://h/{} failed: the URL is not valid",
+            "a".repeat(13_000_000)
+        );
+        let r = bound_error(error(long));
+        let text = &r.content[0].as_text().unwrap().text;
+        assert!(text.chars().count() < MAX_ERROR_TEXT + 40, "{}", text.len());
+        assert!(
+            text.ends_with("more characters]"),
+            "{}",
+            &text[text.len() - 60..]
+        );
+        let ok = bound_error(CallToolResult::success(vec![ContentBlock::text(
+            "x".repeat(9000),
+        )]));
+        assert_eq!(ok.content[0].as_text().unwrap().text.len(), 9000);
+    }
 
     fn reply(status: u16, ct: &str, body: &[u8]) -> Reply {
         Reply {

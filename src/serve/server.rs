@@ -297,10 +297,10 @@ impl ServerHandler for Server {
 }
 
 /// Run one call to completion (blocking: validation, request, response); every credential in
-/// the result is masked.
+/// the result is masked, then an error's text is bounded.
 pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
     let result = run_call(state, i, args);
-    response::redact_result(result, &state.secrets.get())
+    response::bound_error(response::redact_result(result, &state.secrets.get()))
 }
 
 fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {

@@ -1,5 +1,6 @@
 //! The URL path: the template's literal text kept readable, and each `{name}` replaced by its
-//! argument in `simple`, `label` or `matrix` style, always exactly one segment. The built path
+//! argument in `simple`, `label` or `matrix` style, always exactly one segment and never empty.
+//! The built path
 //! is checked as a whole: it starts with `/`, and no segment is `.` or `..` once percent-decoded
 //! (servers that decode before normalising would climb out of the API's path prefix).
 
@@ -41,7 +42,16 @@ pub(super) fn path(call: &Call, args: &Map<String, Value>) -> Result<String, Arg
         let Some(value) = args.get(&arg.name) else {
             return Err(ArgError::new(&arg.name, "is required (path parameter)"));
         };
-        pieces.push((path_value(arg, name, value), Some(arg.name.as_str())));
+        let piece = path_value(arg, name, value);
+        if piece.is_empty() {
+            // `{"id": ""}` would turn `DELETE /files/{id}` into `DELETE /files/`.
+            return Err(ArgError::new(
+                &arg.name,
+                "is empty; a path parameter must have a value, or the request would go to \
+                 another path; nothing was sent",
+            ));
+        }
+        pieces.push((piece, Some(arg.name.as_str())));
         rest = &after[close + 1..];
     }
     pieces.push((encode(rest, TEMPLATE), None));
@@ -308,6 +318,20 @@ mod tests {
         );
         let e = build(&c, &json!({}), "http://h", &Map::new()).unwrap_err();
         assert_eq!(e.argument, "id");
+        // An empty value would change the path (`/p/` instead of `/p/{id}`).
+        for empty in [json!(""), json!([]), json!({})] {
+            let a = json!({"id": empty});
+            let e = build(&c, &json!({}), "http://h", a.as_object().unwrap()).unwrap_err();
+            assert_eq!(e.argument, "id", "{empty}");
+            assert!(e.to_string().contains("empty"), "{e}");
+        }
+        let label = call(
+            "/p/{id}",
+            vec![param("id", ArgIn::Path, "label", false)],
+            None,
+        );
+        let a = json!({"id": ""});
+        assert!(build(&label, &json!({}), "http://h", a.as_object().unwrap()).is_err());
         let undeclared = call("/p/{other}", vec![], None);
         let e = build(&undeclared, &json!({}), "http://h", &Map::new()).unwrap_err();
         assert!(e.to_string().contains("{other}"), "{e}");
