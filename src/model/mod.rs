@@ -184,6 +184,8 @@ pub struct Operation<'a> {
     pub response: Option<Response<'a>>,
     /// Whether any 2xx response is declared at all (with or without a schema).
     pub has_success: bool,
+    /// Every 2xx response declared is 202 Accepted (the request is taken, the work done later).
+    pub only_accepted: bool,
     /// Server URLs in effect (operation, else path item, else document), variables substituted.
     pub servers: Vec<String>,
     pub hints: Vec<HintOverride>,

@@ -311,6 +311,13 @@ impl<'a> Reader<'a> {
             Some(b) => self.request_body(b, &at.key("requestBody"))?,
         };
         let (response, has_success) = self.success(obj.get("responses"), &at.key("responses"))?;
+        let only_accepted = obj
+            .get("responses")
+            .and_then(Value::as_object)
+            .is_some_and(|r| {
+                let mut codes = r.keys().filter(|c| c.starts_with('2')).peekable();
+                codes.peek().is_some() && codes.all(|c| c == "202")
+            });
         let mut hints = Vec::new();
         for source in ["x-speakeasy-mcp", "x-mcp-annotations"] {
             if let Some(v) = obj.get(source) {
@@ -336,6 +343,7 @@ impl<'a> Reader<'a> {
             body,
             response,
             has_success,
+            only_accepted,
             servers,
             hints,
             security,

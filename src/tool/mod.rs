@@ -178,8 +178,13 @@ pub fn build(
             nouns: &suggesting.nouns,
             description: op.description,
             body: suggest::body_shape(op.body.as_ref(), conv.root()),
-            accepted: suggest::only_accepted(conv.root(), &op.pointer),
-            arguments: suggest::arguments(op.body.as_ref(), &op.parameters, summary, conv.root()),
+            accepted: op.only_accepted,
+            // Weighed for writes only.
+            arguments: if suggest::is_safe(op.method) {
+                suggest::Arguments::default()
+            } else {
+                suggest::arguments(op.body.as_ref(), &op.parameters, summary, conv.root())
+            },
             idempotency_key: op.parameters.iter().any(|p| {
                 p.required
                     && p.location == crate::model::ParamIn::Header
@@ -230,16 +235,12 @@ pub fn build(
             has_success: op.has_success,
             described: summary.is_some() || op.description.is_some_and(|d| !d.trim().is_empty()),
             verb,
-            summary_verb: summary
-                .and_then(|s| vocab::summary_verb_in(s, hints_safe(op.method), &suggesting.nouns)),
+            summary_verb: summary.and_then(|s| {
+                vocab::summary_verb_in(s, suggest::is_safe(op.method), &suggesting.nouns)
+            }),
         },
         review: None,
     })
-}
-
-/// Whether `method` is safe by RFC 9110 (reads only).
-fn hints_safe(method: crate::model::Method) -> bool {
-    suggest::from_method(method).read_only.value
 }
 
 fn first_line(s: &str) -> String {

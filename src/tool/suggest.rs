@@ -147,6 +147,14 @@ fn method_hint(value: bool, reason: &str) -> Hint {
     }
 }
 
+/// Whether `method` is safe by RFC 9110 (reads only): not POST, PUT, PATCH or DELETE.
+pub fn is_safe(method: Method) -> bool {
+    !matches!(
+        method,
+        Method::Post | Method::Put | Method::Patch | Method::Delete
+    )
+}
+
 /// The method table: what an HTTP method implies, with the reason.
 pub fn from_method(method: Method) -> Hints {
     let m = method.as_str();
@@ -315,13 +323,13 @@ pub fn arguments(
         if out.language.is_none() {
             out.language = example_language(p.get("example").or_else(|| p.get("examples")));
         }
-        let w = vocab::words(name);
-        if out.overwrite_flag.is_none()
-            && p.get("type").is_some_and(|t| t == "boolean")
-            && (w.iter().any(|x| x == "overwrite")
-                || matches!(w.first().map(String::as_str), Some("force" | "replace")))
-        {
-            out.overwrite_flag = Some(name.to_string());
+        if out.overwrite_flag.is_none() && p.get("type").is_some_and(|t| t == "boolean") {
+            let w = vocab::words(name);
+            if w.iter().any(|x| x == "overwrite")
+                || matches!(w.first().map(String::as_str), Some("force" | "replace"))
+            {
+                out.overwrite_flag = Some(name.to_string());
+            }
         }
     }
     for p in parameters {
@@ -380,10 +388,13 @@ fn dispatch(values: Option<&Value>) -> Vec<String> {
         .filter_map(Value::as_str)
         .take(50)
         .filter_map(|v| {
-            let w = vocab::words(v);
-            let [one] = &w[..] else { return None };
-            let e = vocab::effect_of(one)?;
-            Some((one.clone(), vocab::verdict(one, e).0))
+            if !v.bytes().all(|b| b.is_ascii_alphabetic()) {
+                return None;
+            }
+            let one = v.to_ascii_lowercase();
+            let e = vocab::effect_of(&one)?;
+            let verdict = vocab::verdict(&one, e).0;
+            Some((one, verdict))
         })
         .collect();
     let destroys = verbs.iter().any(|(_, v)| *v == Verdict::Destroys);
@@ -393,21 +404,6 @@ fn dispatch(values: Option<&Value>) -> Vec<String> {
     } else {
         Vec::new()
     }
-}
-
-/// Whether the operation at `pointer` declares success responses and every one is 202
-/// Accepted (the request is taken, the work done later).
-pub fn only_accepted(root: &dyn Tree, pointer: &str) -> bool {
-    let Some(Value::Object(responses)) =
-        crate::read::pointer::lookup_pointer(root, &format!("{pointer}/responses"))
-    else {
-        return false;
-    };
-    let mut success = responses
-        .keys()
-        .filter(|code| code.starts_with('2'))
-        .peekable();
-    success.peek().is_some() && success.all(|code| code == "202")
 }
 
 /// The shape of a request body, `$ref`s followed in `root`.
@@ -1548,11 +1544,6 @@ mod tests {
         e.idempotency_key = true;
         let (v, c, _) = suggested(&e);
         assert_eq!((v, c), ([false, false, true], Sure));
-        let root = serde_json::json!({"paths": {"/a": {"post": {"responses": {"202": {}, "default": {}}}},
-            "/b": {"post": {"responses": {"200": {}, "202": {}}}}}});
-        assert!(only_accepted(&root, "/paths/~1a/post"));
-        assert!(!only_accepted(&root, "/paths/~1b/post"));
-        assert!(!only_accepted(&root, "/paths/~1c/post"));
     }
 
     #[test]
