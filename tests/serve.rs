@@ -850,6 +850,10 @@ fn credentials_never_reach_the_client_or_the_log() {
     let stderr = s.finish();
     no_secret_in(&stderr, "the log");
     assert!(
+        stderr.contains("credentials are sent to http://127.0.0.1:"),
+        "start-up names where credentials go: {stderr}"
+    );
+    assert!(
         stderr.contains("the credential from OPENAPI_MCP_SID is shorter than 8 characters"),
         "{stderr}"
     );

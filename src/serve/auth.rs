@@ -286,6 +286,13 @@ impl Auth {
             ));
             return None;
         }
+        if super::plain_http_off_loopback(&token_url) {
+            self.notes.push(format!(
+                "warning: security scheme {name:?}: the token URL {} is plain http, so the client \
+                 secret travels in cleartext (RFC 6749 requires TLS for the token endpoint)",
+                crate::serve::request::strip_userinfo(&token_url)
+            ));
+        }
         Some(ClientConfig {
             scheme: name.to_string(),
             token_url,

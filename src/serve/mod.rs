@@ -379,12 +379,37 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     }
     let mut short: Vec<String> = credentials.short.clone();
     let mut bases: Vec<String> = Vec::new();
+    // The origins (scheme://host[:port]) credentials are sent to; a secret `--header` goes to all.
+    let secret_header = headers
+        .iter()
+        .any(|(name, _)| auth::is_secret_header(name, &args.secret_headers));
+    let mut credited: Vec<String> = Vec::new();
     let mut entries = Vec::with_capacity(conversion.tools.len());
     for ((tool, creds), base) in conversion.tools.into_iter().zip(creds).zip(tool_bases) {
         if !bases.contains(&base) {
             bases.push(base.clone());
         }
+        let sends = secret_header
+            || !creds.fixed.is_empty()
+            || !creds.oauth.is_empty()
+            || !auth::userinfo_secrets(&base).is_empty();
+        let origin = origin_of(&base);
+        if sends && !credited.contains(&origin) {
+            credited.push(origin);
+        }
         entries.push(server::Entry::new(tool, base, creds));
+    }
+    if !credited.is_empty() {
+        eprintln!(
+            "openapi-mcp: credentials are sent to {}",
+            credited.join(", ")
+        );
+    }
+    for origin in credited.iter().filter(|o| plain_http_off_loopback(o)) {
+        eprintln!(
+            "openapi-mcp: warning: credentials go to {origin} over plain http: anyone on the \
+             network path can read them; use https"
+        );
     }
     for base in &bases {
         let info = auth::userinfo_secrets(base);
@@ -491,8 +516,38 @@ fn absolute_url(url: &str) -> Result<String> {
 }
 
 /// The tool's first server, which must be absolute when `--base-url` is not given.
+/// `scheme://host[:port]` of an absolute URL, without user information.
+fn origin_of(url: &str) -> String {
+    let url = request::strip_userinfo(url);
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    format!("{scheme}://{authority}")
+}
+
+/// Whether `url` is plain `http://` to a host other than a loopback one.
+pub(crate) fn plain_http_off_loopback(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let host = streamable::split_host(authority).map(|(h, _)| h);
+    !host.is_some_and(|h| h == "localhost" || h == "::1" || h.starts_with("127."))
+}
+
+/// The server a tool is called on: its first, or the `https` form of the first where the list
+/// also has it (documents often list `http` first for the same host).
 fn server_url(tool: &crate::Tool) -> Result<String> {
-    let Some(real) = tool.call.servers.first() else {
+    let servers = &tool.call.servers;
+    let first = servers.first().map(|s| {
+        s.strip_prefix("http://")
+            .map(|rest| format!("https://{rest}"))
+            .filter(|https| servers.contains(https))
+            .unwrap_or_else(|| s.clone())
+    });
+    let Some(real) = first.as_ref() else {
         return Err(Error::Usage(format!(
             "tool {}: the document declares no server; pass --base-url URL (the API's absolute URL)",
             tool.name
@@ -527,6 +582,41 @@ fn server_url(tool: &crate::Tool) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn https_is_preferred_and_plain_http_is_named() {
+        let spec = r#"{"openapi":"3.0.3","info":{"title":"t","version":"1"},
+            "servers":[{"url":"http://api.example.com/v1"},{"url":"https://api.example.com/v1"}],
+            "paths":{"/a":{"get":{"responses":{"200":{"description":"ok"}}}}}}"#;
+        let conv = crate::convert_str("t.json", spec, &crate::Options::default()).unwrap();
+        assert_eq!(
+            server_url(&conv.tools[0]).unwrap(),
+            "https://api.example.com/v1"
+        );
+        // The tool keeps the document's order.
+        assert_eq!(conv.tools[0].call.servers[0], "http://api.example.com/v1");
+        let only_http = spec.replace(r#",{"url":"https://api.example.com/v1"}"#, "");
+        let conv = crate::convert_str("t.json", &only_http, &crate::Options::default()).unwrap();
+        assert_eq!(
+            server_url(&conv.tools[0]).unwrap(),
+            "http://api.example.com/v1"
+        );
+
+        assert_eq!(
+            origin_of("https://ann:pw@h.example:8443/v1?q"),
+            "https://h.example:8443"
+        );
+        assert!(plain_http_off_loopback("http://api.example.com/v1"));
+        assert!(plain_http_off_loopback("http://u:p@10.0.0.2:8080"));
+        for quiet in [
+            "https://api.example.com",
+            "http://127.0.0.1:9/v1",
+            "http://localhost/x",
+            "http://[::1]:80",
+        ] {
+            assert!(!plain_http_off_loopback(quiet), "{quiet}");
+        }
+    }
 
     #[test]
     fn headers_parse() {
