@@ -586,6 +586,72 @@ fn allow_origin_null_is_refused() {
 }
 
 #[test]
+fn a_stalled_body_times_out_and_idle_connections_cannot_lock_out_a_token_holder() {
+    let api = Upstream::start();
+    let token = "http-token-0123456789abcdef";
+    let served = Served::start(
+        API,
+        &[
+            "--base-url",
+            &api.base(),
+            "--max-requests",
+            "1",
+            "--verbose",
+        ],
+        &[("OPENAPI_MCP_HTTP_TOKEN", token)],
+    );
+    let bearer = format!("Bearer {token}");
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    // 1,100 connections that send nothing (more than the server keeps open).
+    let idle: Vec<TcpStream> = (0..1100)
+        .map(|_| TcpStream::connect(&served.addr).expect("connect"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let r = served.rpc(&list, &[("Authorization", &bearer)]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let h = get(&served, "/healthz", &[]);
+    assert_eq!(h.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(idle);
+
+    // A body that never comes holds the only place for at most the body timeout.
+    let mut stalled = TcpStream::connect(&served.addr).unwrap();
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stalled,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {bearer}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: 200\r\n\r\n{{",
+        served.addr
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let r = served.rpc(&list, &[("Authorization", &bearer)]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    let mut answer = String::new();
+    let _ = stalled.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[test]
 fn token_is_required_when_set() {
     let api = Upstream::start();
     let token = "http-token-0123456789abcdef";

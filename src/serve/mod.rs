@@ -295,6 +295,7 @@ pub fn listen_settings(
         origins,
         hosts,
         token,
+        verbose: args.verbose,
         max_body: if args.max_body == 0 {
             streamable::DEFAULT_MAX_BODY
         } else {

@@ -17,9 +17,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
@@ -28,10 +30,14 @@ use tokio::sync::Semaphore;
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
 /// `/mcp` requests handled at once, by default; more wait their turn.
 pub const DEFAULT_MAX_REQUESTS: usize = 64;
-/// Open connections at most; beyond it new connections wait in the listen queue.
+/// Open connections at most. When all are taken, the oldest connection that has not yet made an
+/// accepted request (one that passed the Host, Origin and token checks) is closed to make room,
+/// so idle or refused connections cannot lock out a client that holds the token.
 pub const MAX_CONNECTIONS: usize = 1024;
 /// Time a client has to send a request's headers.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time a client has to send a request's body once it holds one of the `max_requests` places.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -49,6 +55,8 @@ pub struct Listen {
     pub max_requests: usize,
     /// Longest wait for calls in flight after SIGTERM.
     pub drain: Duration,
+    /// Log refusals on standard error.
+    pub verbose: bool,
 }
 
 /// The names a loopback listener answers to.
@@ -198,7 +206,7 @@ struct App {
 }
 
 impl App {
-    async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
+    async fn handle(&self, request: Request<Incoming>, proven: &AtomicBool) -> Response<Body> {
         match request.uri().path() {
             "/healthz" => match *request.method() {
                 Method::GET | Method::HEAD => text(StatusCode::OK, "ok"),
@@ -206,7 +214,7 @@ impl App {
             },
             "/mcp" => {
                 let origin = request.headers().get(header::ORIGIN).cloned();
-                let mut response = self.mcp(request).await;
+                let mut response = self.mcp(request, proven).await;
                 if let Some(origin) = origin
                     && response.status() != StatusCode::FORBIDDEN
                 {
@@ -218,7 +226,7 @@ impl App {
         }
     }
 
-    async fn mcp(&self, request: Request<Incoming>) -> Response<Body> {
+    async fn mcp(&self, request: Request<Incoming>, proven: &AtomicBool) -> Response<Body> {
         let headers = request.headers();
         if headers.get_all(header::HOST).iter().nth(1).is_some() {
             return text(
@@ -270,6 +278,7 @@ impl App {
             );
             return r;
         }
+        proven.store(true, Ordering::Relaxed);
         let Ok(_permit) = self.permits.acquire().await else {
             return text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
         };
@@ -284,7 +293,23 @@ impl App {
             return self.too_large();
         }
         let (parts, body) = request.into_parts();
-        let bytes = match Limited::new(body, self.listen.max_body).collect().await {
+        let read = Limited::new(body, self.listen.max_body).collect();
+        let Ok(read) = tokio::time::timeout(BODY_TIMEOUT, read).await else {
+            if self.listen.verbose {
+                eprintln!(
+                    "openapi-mcp: refused: a request body was not sent within {} s",
+                    BODY_TIMEOUT.as_secs()
+                );
+            }
+            return text(
+                StatusCode::REQUEST_TIMEOUT,
+                &format!(
+                    "Request Timeout: the body must arrive within {} s",
+                    BODY_TIMEOUT.as_secs()
+                ),
+            );
+        };
+        let bytes = match read {
             Ok(b) => b.to_bytes(),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => return self.too_large(),
             Err(_) => {
@@ -452,6 +477,42 @@ pub fn bind(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
     Ok(listener)
 }
 
+/// The open connections, oldest first: whether each has made an accepted request, and how to
+/// close it.
+#[derive(Default)]
+struct Open {
+    next: std::sync::atomic::AtomicU64,
+    list: Mutex<VecDeque<Connection>>,
+}
+
+/// An open connection: its number, whether it has made an accepted request, how to close it.
+type Connection = (u64, Arc<AtomicBool>, Arc<tokio::sync::Notify>);
+
+impl Open {
+    fn add(&self) -> Connection {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let entry = (id, Arc::default(), Arc::default());
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        list.push_back(entry.clone());
+        entry
+    }
+
+    fn remove(&self, id: u64) {
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|(i, _, _)| *i != id);
+    }
+
+    /// Close the oldest connection that has made no accepted request, if there is one.
+    fn close_oldest_unproven(&self) {
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        let at = list.iter().position(|(_, p, _)| !p.load(Ordering::Relaxed));
+        if let Some((_, _, close)) = at.and_then(|at| list.remove(at)) {
+            // `notify_one` keeps the wake-up if the task is not waiting yet.
+            close.notify_one();
+        }
+    }
+}
+
 /// Serve until SIGTERM or Ctrl-C; then stop accepting, let the requests in flight finish (for up
 /// to `listen.drain`) and return.
 pub async fn serve(
@@ -481,14 +542,11 @@ pub async fn serve(
     });
     let drain = app.listen.drain;
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let open = Arc::new(Open::default());
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let stop = stop_signal();
     tokio::pin!(stop);
     loop {
-        let permit = tokio::select! {
-            p = Arc::clone(&connections).acquire_owned() => p.expect("never closed"),
-            _ = &mut stop => break,
-        };
         let (stream, _) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
@@ -500,19 +558,38 @@ pub async fn serve(
             },
             _ = &mut stop => break,
         };
+        let permit = match Arc::clone(&connections).try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                open.close_oldest_unproven();
+                tokio::select! {
+                    p = Arc::clone(&connections).acquire_owned() => p.expect("never closed"),
+                    _ = &mut stop => break,
+                }
+            }
+        };
         let _ = stream.set_nodelay(true);
         let app = Arc::clone(&app);
+        let (id, proven, close) = open.add();
+        let seen = Arc::clone(&proven);
         let service = hyper::service::service_fn(move |request| {
             let app = Arc::clone(&app);
-            async move { Ok::<_, Infallible>(app.handle(request).await) }
+            let seen = Arc::clone(&seen);
+            async move { Ok::<_, Infallible>(app.handle(request, &seen).await) }
         });
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(HEADER_TIMEOUT)
             .serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
+        let open = Arc::clone(&open);
         tokio::spawn(async move {
-            let _ = connection.await;
+            tokio::select! {
+                _ = connection => {}
+                // Dropping the connection closes it.
+                _ = close.notified() => {}
+            }
+            open.remove(id);
             drop(permit);
         });
     }
