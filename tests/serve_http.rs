@@ -168,6 +168,13 @@ fn answer(stream: TcpStream, shared: &Shared) {
             ("200 OK", r#"{"late":true}"#.into())
         }
         "/v1/always401" => ("401 Unauthorized", r#"{"error":"no"}"#.into()),
+        "/v1/files/big" => (
+            "200 OK",
+            format!(
+                r#"{{"id":"big","size":1,"pad":"{}"}}"#,
+                "x".repeat(8_000_000)
+            ),
+        ),
         "/v1/echo" | "/v1/things" if !bearer_ok() => {
             ("401 Unauthorized", r#"{"error":"bad token"}"#.into())
         }
@@ -649,6 +656,45 @@ fn a_stalled_body_times_out_and_idle_connections_cannot_lock_out_a_token_holder(
     let mut answer = String::new();
     let _ = stalled.read_to_string(&mut answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[test]
+fn a_place_is_held_until_the_answer_is_written() {
+    let api = Upstream::start();
+    let served = Served::start(
+        API,
+        &["--base-url", &api.base(), "--max-requests", "1"],
+        &[],
+    );
+    // A client that asks for a 16 MB answer and does not read it yet.
+    let mut slow = TcpStream::connect(&served.addr).unwrap();
+    let call = call_message(1, "get_file", json!({"id": "big"})).to_string();
+    write!(
+        slow,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+         Content-Length: {}\r\n\r\n{call}",
+        served.addr,
+        call.len()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // Another request waits for the place while that answer is still being written.
+    let addr = served.addr.clone();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let _ = done.send(rpc_at(&addr, &list, &[]).status);
+    });
+    assert!(
+        finished.recv_timeout(Duration::from_millis(1000)).is_err(),
+        "answered while the earlier answer was unwritten"
+    );
+    let mut answer = Vec::new();
+    slow.read_to_end(&mut answer).unwrap();
+    assert!(answer.len() > 16_000_000, "{}", answer.len());
+    assert!(answer.starts_with(b"HTTP/1.1 200"));
+    assert_eq!(finished.recv_timeout(WAIT).unwrap(), 200);
 }
 
 #[test]

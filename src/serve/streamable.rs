@@ -202,7 +202,7 @@ struct App {
     listen: Listen,
     listing: Arc<Listing>,
     mcp: StreamableHttpService<Server, NeverSessionManager>,
-    permits: Semaphore,
+    permits: Arc<Semaphore>,
 }
 
 impl App {
@@ -279,9 +279,24 @@ impl App {
             return r;
         }
         proven.store(true, Ordering::Relaxed);
-        let Ok(_permit) = self.permits.acquire().await else {
+        let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             return text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
         };
+        // The place is held until hyper has written (or dropped) the answer's body, so slow
+        // readers cannot pile up answers beyond `max_requests`.
+        self.answer(request).await.map(|body| {
+            Held {
+                body,
+                rest: Bytes::new(),
+                _permit: permit,
+            }
+            .boxed()
+        })
+    }
+
+    /// A request that holds one of the `max_requests` places.
+    async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let headers = request.headers();
         if request.method() != Method::POST {
             return self.mcp.handle(request).await;
         }
@@ -477,6 +492,57 @@ pub fn bind(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
     Ok(listener)
 }
 
+/// Largest piece of an answer handed to hyper at a time.
+const PIECE: usize = 64 * 1024;
+
+/// An answer's body that holds its `max_requests` place until its last piece has been taken.
+/// Handed over in pieces of [`PIECE`] bytes, since hyper asks for the next piece only when it
+/// has written most of the last: the place is released once the answer is nearly written.
+struct Held {
+    body: Body,
+    rest: Bytes,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl hyper::body::Body for Held {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if this.rest.is_empty() {
+            match std::pin::Pin::new(&mut this.body).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => this.rest = data,
+                    Err(other) => return Poll::Ready(Some(Ok(other))),
+                },
+                other => return other,
+            }
+        }
+        let piece = this.rest.split_to(this.rest.len().min(PIECE));
+        Poll::Ready(Some(Ok(hyper::body::Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty() && self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        let inner = self.body.size_hint();
+        let rest = self.rest.len() as u64;
+        let mut hint = hyper::body::SizeHint::new();
+        hint.set_lower(inner.lower() + rest);
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper + rest);
+        }
+        hint
+    }
+}
+
 /// The open connections, oldest first: whether each has made an accepted request, and how to
 /// close it.
 #[derive(Default)]
@@ -535,7 +601,7 @@ pub async fn serve(
     let factory = move || Ok(server.clone());
     let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
     let app = Arc::new(App {
-        permits: Semaphore::new(listen.max_requests),
+        permits: Arc::new(Semaphore::new(listen.max_requests)),
         listen,
         listing,
         mcp,
