@@ -110,6 +110,14 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, flight: &Flight
     });
     let (status, content_type, body): (&str, &str, String) = match (method.as_str(), path.as_str())
     {
+        ("GET", "/v1/files/big") => (
+            "200 OK",
+            "application/json",
+            format!(
+                r#"{{"id":"big","size":1,"pad":"{}"}}"#,
+                "x".repeat(4_000_000)
+            ),
+        ),
         ("GET", p) if p.starts_with("/v1/files/") => (
             "200 OK",
             "application/json",
@@ -1092,6 +1100,104 @@ fn calls_beyond_the_limit_wait_and_the_server_answers_meanwhile() {
     }
     assert_eq!(api.flight.most.load(Ordering::SeqCst), 2);
     s.finish();
+}
+
+#[test]
+fn a_call_holds_its_place_until_its_answer_is_written() {
+    let api = Api::start();
+    let mut child = binary()
+        .args(["serve", SPEC, "--base-url", &api.base, "--max-calls", "1"])
+        .envs(ENV.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    for id in 1..=3 {
+        lines.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "get_file", "arguments": {"id": "big"}}}));
+    }
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    // Nobody reads standard output yet: the first 8 MB answer cannot be written, so the only
+    // place stays taken and the next calls are not sent.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(api.count(), 1, "calls sent while an answer was unwritten");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut answered = 0;
+    let mut line = String::new();
+    while answered < 3 && out.read_line(&mut line).unwrap() > 0 {
+        if line.contains("\"pad\"") {
+            answered += 1;
+        }
+        line.clear();
+    }
+    assert_eq!(answered, 3);
+    assert_eq!(api.count(), 3);
+    drop(stdin);
+    let _ = child.wait();
+}
+
+#[test]
+fn arguments_of_waiting_calls_are_bounded() {
+    let api = Api::start();
+    let mut child = binary()
+        .args(["serve", SPEC, "--base-url", &api.base, "--max-calls", "1"])
+        .envs(ENV.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let call = |id: usize, file: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "get_file", "arguments": {"id": file}}})
+    };
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    // Its 8 MB answer is not read yet, so it keeps the only place; then nine calls with 8 MB
+    // arguments: eight wait (64 MB), the ninth is refused at once.
+    writeln!(stdin, "{}", call(1, "big")).unwrap();
+    let pad = "p".repeat(8_000_000);
+    for id in 2..=10 {
+        writeln!(stdin, "{}", call(id, &pad)).unwrap();
+    }
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (mut answered, mut refused) = (0, 0);
+    let mut line = String::new();
+    while answered < 11 && out.read_line(&mut line).unwrap() > 0 {
+        answered += 1;
+        if line.contains("too many calls are waiting") {
+            refused += 1;
+        }
+        line.clear();
+    }
+    assert_eq!(answered, 11);
+    assert_eq!(refused, 1);
+    drop(stdin);
+    let _ = child.wait();
 }
 
 #[test]

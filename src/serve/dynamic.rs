@@ -161,6 +161,7 @@ fn definitions(title: &str, tools: &[Tool]) -> Vec<Value> {
 pub async fn call_tool(
     state: Arc<State>,
     request: CallToolRequestParams,
+    id: &rmcp::model::RequestId,
 ) -> Result<CallToolResponse, McpError> {
     let tool = request.name.to_string();
     if ![SEARCH, DESCRIBE, CALL_READ, CALL].contains(&tool.as_str()) {
@@ -171,20 +172,18 @@ pub async fn call_tool(
     }
     let args = request.arguments.unwrap_or_default();
     // Calls beyond the limit wait here, as per-operation calls do.
-    let permit = Arc::clone(&state.permits)
-        .acquire_owned()
-        .await
-        .map_err(|_| McpError::internal_error("the server is stopping", None))?;
-    let result = tokio::task::spawn_blocking(move || {
+    let permit = state.place(&args).await?;
+    let held = Arc::clone(&state);
+    let (result, permit) = tokio::task::spawn_blocking(move || {
         let result = match &state.dynamic {
             Some(d) => call(&state, d, &tool, &args),
             None => response::error("the server is not dynamic"),
         };
-        drop(permit);
-        result
+        (result, permit)
     })
     .await
-    .unwrap_or_else(|e| response::error(format!("the call failed: {e}")));
+    .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None))?;
+    held.release_when_answered(id, permit);
     Ok(result.into())
 }
 

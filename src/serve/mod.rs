@@ -111,10 +111,11 @@ fn run_stdio(state: Arc<server::State>) -> Result<i32> {
         .build()
         .map_err(|e| Error::Internal(format!("cannot start the async runtime: {e}")))?;
     let listing = Arc::clone(&state.listing);
+    let unwritten = state.unwritten.clone();
     let server = server::Server::new(state);
     let code = runtime.block_on(async move {
         let (transport, writer) =
-            transport::Transport::new(transport::stdin(), tokio::io::stdout(), listing);
+            transport::Transport::new(transport::stdin(), tokio::io::stdout(), listing, unwritten);
         let code = match server.serve(transport).await {
             Ok(running) => match running.waiting().await {
                 Ok(_) => 0,
@@ -474,6 +475,9 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         tokens: oauth::Tokens::new(credentials.clients),
         permits: Arc::new(tokio::sync::Semaphore::new(max_calls)),
         dynamic,
+        // Over HTTP, a request's `--max-requests` place is held until its answer is written.
+        unwritten: args.http.is_none().then(Arc::default),
+        waiting: Default::default(),
     })
 }
 

@@ -13,6 +13,7 @@ use super::response;
 use super::validate::{self, Schema};
 use crate::Tool;
 use crate::output::emit::{Shape, write_line};
+use rmcp::model::RequestId;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -21,7 +22,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use tokio::sync::OwnedSemaphorePermit;
 
 /// One tool as served: the model, where and how to send it.
 pub struct Entry {
@@ -216,6 +219,88 @@ pub struct State {
     pub permits: Arc<tokio::sync::Semaphore>,
     /// `--dynamic`: the four tools listed (in `listing`) and called instead of the entries.
     pub dynamic: Option<super::dynamic::Dynamic>,
+    /// Over stdio: the `--max-calls` places of calls whose answers are not written yet.
+    pub unwritten: Option<Arc<Unwritten>>,
+    /// Bytes of arguments (about) held by calls waiting for a place.
+    pub waiting: AtomicUsize,
+}
+
+/// Bytes of arguments that calls waiting for a `--max-calls` place may hold together, about.
+pub const WAITING_BYTES: usize = 64 * 1024 * 1024;
+
+/// About how many bytes `value` takes as JSON text.
+fn approximate_size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => items.iter().map(approximate_size).sum::<usize>() + items.len() + 2,
+        Value::Object(map) => {
+            map.iter()
+                .map(|(k, v)| k.len() + 4 + approximate_size(v))
+                .sum::<usize>()
+                + 2
+        }
+        _ => 8,
+    }
+}
+
+impl State {
+    /// Wait for one of the `--max-calls` places: calls beyond the limit queue here instead of
+    /// holding a thread and a response body each. The arguments of waiting calls are bounded
+    /// ([`WAITING_BYTES`]); a call past that is refused at once.
+    pub async fn place(&self, args: &Map<String, Value>) -> Result<OwnedSemaphorePermit, McpError> {
+        let stopping = |_| McpError::internal_error("the server is stopping", None);
+        if let Ok(p) = Arc::clone(&self.permits).try_acquire_owned() {
+            return Ok(p);
+        }
+        let size = args
+            .iter()
+            .map(|(k, v)| k.len() + 4 + approximate_size(v))
+            .sum::<usize>();
+        let waiting = self.waiting.fetch_add(size, Ordering::SeqCst) + size;
+        if waiting > WAITING_BYTES {
+            self.waiting.fetch_sub(size, Ordering::SeqCst);
+            return Err(McpError::invalid_request(
+                format!(
+                    "too many calls are waiting: their arguments would pass {} MiB; \
+                     try again when fewer calls are in flight",
+                    WAITING_BYTES / (1024 * 1024)
+                ),
+                None,
+            ));
+        }
+        let permit = Arc::clone(&self.permits).acquire_owned().await;
+        self.waiting.fetch_sub(size, Ordering::SeqCst);
+        permit.map_err(stopping)
+    }
+
+    /// Release a call's `--max-calls` place: now, or over stdio once its answer is written.
+    pub fn release_when_answered(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
+        if let Some(unwritten) = &self.unwritten {
+            unwritten.keep(id, permit);
+        }
+    }
+}
+
+/// The `--max-calls` places of answered calls whose answers are not written yet, by request id:
+/// the stdio transport releases each once it has written that answer, so finished answers cannot
+/// queue without bound for a client that reads slowly.
+#[derive(Debug, Default)]
+pub struct Unwritten(std::sync::Mutex<HashMap<String, OwnedSemaphorePermit>>);
+
+impl Unwritten {
+    fn key(id: &RequestId) -> String {
+        serde_json::to_string(id).unwrap_or_default()
+    }
+
+    pub fn keep(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        held.insert(Self::key(id), permit);
+    }
+
+    pub fn take(&self, id: &RequestId) -> Option<OwnedSemaphorePermit> {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        held.remove(&Self::key(id))
+    }
 }
 
 /// The MCP server.
@@ -266,10 +351,10 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         if self.state.dynamic.is_some() {
-            return super::dynamic::call_tool(Arc::clone(&self.state), request).await;
+            return super::dynamic::call_tool(Arc::clone(&self.state), request, &context.id).await;
         }
         let Some(&i) = self.index.get(request.name.as_ref()) else {
             return Err(McpError::invalid_params(
@@ -277,21 +362,14 @@ impl ServerHandler for Server {
                 None,
             ));
         };
-        // Wait for a permit: calls beyond the limit queue here instead of holding a thread and
-        // a response body each.
-        let permit = Arc::clone(&self.state.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| McpError::internal_error("the server is stopping", None))?;
-        let state = Arc::clone(&self.state);
         let args = request.arguments.unwrap_or_default();
-        let result = tokio::task::spawn_blocking(move || {
-            let result = call(&state, i, &args);
-            drop(permit);
-            result
-        })
-        .await
-        .unwrap_or_else(|e| response::error(format!("the call failed: {e}")));
+        let permit = self.state.place(&args).await?;
+        let state = Arc::clone(&self.state);
+        let (result, permit) =
+            tokio::task::spawn_blocking(move || (call(&state, i, &args), permit))
+                .await
+                .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None))?;
+        self.state.release_when_answered(&context.id, permit);
         Ok(result.into())
     }
 }

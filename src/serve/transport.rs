@@ -8,12 +8,13 @@
 //! id when it can be found near the start). `tools/list` is answered here, without building rmcp
 //! `Tool` values: every answer shares the one rendered list.
 
-use super::server::{Listing, Page};
+use super::server::{Listing, Page, Unwritten};
 use rmcp::RoleServer;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::mpsc;
 
 /// Longest message read, in bytes.
@@ -27,7 +28,8 @@ const INVALID_PARAMS: i64 = -32602;
 
 /// One message to write.
 enum Out {
-    Line(Vec<u8>),
+    /// A line, and the `--max-calls` place its call holds until it is written.
+    Line(Vec<u8>, Option<OwnedSemaphorePermit>),
     /// A `tools/list` answer: the head up to `"result":`, then the page's bytes.
     Listed(Vec<u8>, Page),
 }
@@ -40,6 +42,7 @@ pub struct Transport<R> {
     oversized: Option<Vec<u8>>,
     out: mpsc::UnboundedSender<Out>,
     listing: Arc<Listing>,
+    unwritten: Option<Arc<Unwritten>>,
 }
 
 /// What one bounded line read found.
@@ -59,6 +62,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
         read: R,
         write: W,
         listing: Arc<Listing>,
+        unwritten: Option<Arc<Unwritten>>,
     ) -> (Self, tokio::task::JoinHandle<()>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_all(rx, write));
@@ -69,6 +73,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
                 oversized: None,
                 out: tx,
                 listing,
+                unwritten,
             },
             writer,
         )
@@ -112,7 +117,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
     fn reply(&self, message: Value) {
         let mut line = serde_json::to_vec(&message).unwrap_or_default();
         line.push(b'\n');
-        let _ = self.out.send(Out::Line(line));
+        let _ = self.out.send(Out::Line(line, None));
     }
 
     fn error(&self, id: Option<&Value>, code: i64, message: impl Into<String>) {
@@ -314,7 +319,8 @@ pub(super) fn sniff_id(head: &[u8]) -> Option<Value> {
 async fn write_all<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Out>, mut write: W) {
     while let Some(out) = rx.recv().await {
         let ok = match out {
-            Out::Line(line) => write.write_all(&line).await,
+            // The place (if any) is released once the line is written.
+            Out::Line(line, _place) => write.write_all(&line).await,
             Out::Listed(head, page) => {
                 async {
                     write.write_all(&head).await?;
@@ -339,12 +345,19 @@ impl<R: AsyncBufRead + Send + Unpin> rmcp::transport::Transport<RoleServer> for 
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let id = match &item {
+            rmcp::model::JsonRpcMessage::Response(r) => Some(&r.id),
+            _ => None,
+        };
+        let place = id
+            .zip(self.unwritten.as_ref())
+            .and_then(|(id, u)| u.take(id));
         let sent = serde_json::to_vec(&item)
             .map_err(std::io::Error::other)
             .and_then(|mut line| {
                 line.push(b'\n');
                 self.out
-                    .send(Out::Line(line))
+                    .send(Out::Line(line, place))
                     .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
             });
         std::future::ready(sent)
