@@ -359,8 +359,13 @@ fn authorization(value: String, raw: Vec<String>) -> Credential {
 
 /// Put the credentials into `request`. A header already set by `--header` wins over a
 /// credential of the same name; a credential wins over an argument, and so does a cookie named
-/// in a `--header 'Cookie: ...'`.
-pub fn apply(request: &mut Prepared, creds: &[Credential], fixed_headers: &[(String, String)]) {
+/// in a `--header 'Cookie: ...'`. An argument cookie named like a credential cookie is an error
+/// (the message says so): nothing may be sent.
+pub fn apply(
+    request: &mut Prepared,
+    creds: &[Credential],
+    fixed_headers: &[(String, String)],
+) -> Result<(), String> {
     for (name, value) in fixed_headers {
         if name.eq_ignore_ascii_case("cookie") {
             request.drop_cookies_named_in(value);
@@ -377,9 +382,15 @@ pub fn apply(request: &mut Prepared, creds: &[Credential], fixed_headers: &[(Str
                 }
             }
             Place::Query => request.set_query(&c.name, &c.value, true),
-            Place::Cookie => request.set_cookie(&c.name, &c.value),
+            Place::Cookie => request.set_cookie(&c.name, &c.value).map_err(|clash| {
+                format!(
+                    "the cookie argument {clash:?} has the name of a credential cookie (as back \
+                     ends such as PHP read names); nothing was sent"
+                )
+            })?,
         }
     }
+    Ok(())
 }
 
 /// Whether a `--header` of this name carries a credential: `Authorization`,

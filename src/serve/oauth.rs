@@ -91,6 +91,7 @@ impl ClientConfig {
             query,
             headers,
             cookies: Vec::new(),
+            credential_cookies: 0,
             body: Some(body.into_bytes()),
         }
     }

@@ -402,7 +402,9 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
         Ok(t) => t,
         Err(message) => return response::error(message),
     };
-    apply_credentials(&mut prepared, entry, &tokens, &state.headers);
+    if let Err(message) = apply_credentials(&mut prepared, entry, &tokens, &state.headers) {
+        return response::error(message);
+    }
     let shown = prepared.shown_url();
     let mut sent = state.client.send(&prepared, &state.secrets.get());
     // A fetched token the API refuses: fetch new ones once and send again.
@@ -414,7 +416,9 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
             Ok(t) => t,
             Err(message) => return response::error(message),
         };
-        apply_credentials(&mut prepared, entry, &tokens, &state.headers);
+        if let Err(message) = apply_credentials(&mut prepared, entry, &tokens, &state.headers) {
+            return response::error(message);
+        }
         sent = state.client.send(&prepared, &state.secrets.get());
     }
     let secrets = state.secrets.get();
@@ -447,14 +451,13 @@ fn apply_credentials(
     entry: &Entry,
     tokens: &[String],
     headers: &[(String, String)],
-) {
+) -> Result<(), String> {
     if tokens.is_empty() {
-        auth::apply(prepared, &entry.credentials, headers);
-        return;
+        return auth::apply(prepared, &entry.credentials, headers);
     }
     let mut creds = entry.credentials.clone();
     creds.extend(tokens.iter().map(|t| auth::bearer(t)));
-    auth::apply(prepared, &creds, headers);
+    auth::apply(prepared, &creds, headers)
 }
 
 #[cfg(test)]

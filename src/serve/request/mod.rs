@@ -66,8 +66,10 @@ pub struct Prepared {
     pub query: Vec<QueryPair>,
     /// Header name and value, in order; `Cookie` is built from `cookies` when sent.
     pub headers: Vec<(String, String)>,
-    /// `name=value` pairs (value encoded) for the `Cookie` header.
+    /// `name=value` pairs (value encoded) for the `Cookie` header: the credentials' first.
     pub cookies: Vec<(String, String)>,
+    /// How many of `cookies` are credentials (at the front).
+    pub credential_cookies: usize,
     pub body: Option<Vec<u8>>,
 }
 
@@ -131,11 +133,28 @@ impl Prepared {
         });
     }
 
-    /// Set a cookie (raw name and value), replacing any earlier one of that name.
-    pub fn set_cookie(&mut self, name: &str, value: &str) {
+    /// Set a credential cookie (raw name and value), first, so a back end that keeps the first
+    /// of two same-named cookies keeps it. The name of an argument cookie it would meet (as
+    /// written, or as PHP reads names: `.`, space and `[` as `_`) is returned instead, and
+    /// nothing is set.
+    pub fn set_cookie(&mut self, name: &str, value: &str) -> Result<(), String> {
         let name = encode(name, COOKIE_NAME);
-        self.cookies.retain(|(n, _)| *n != name);
-        self.cookies.push((name, encode(value, COOKIE)));
+        let (credentials, arguments) = self.cookies.split_at(self.credential_cookies);
+        if let Some((clash, _)) = arguments
+            .iter()
+            .find(|(n, _)| php_name(n) == php_name(&name))
+        {
+            return Err(clash.clone());
+        }
+        let value = encode(value, COOKIE);
+        match credentials.iter().position(|(n, _)| *n == name) {
+            Some(i) => self.cookies[i].1 = value,
+            None => {
+                self.cookies.insert(0, (name, value));
+                self.credential_cookies += 1;
+            }
+        }
+        Ok(())
     }
 
     /// Drop the argument cookies named like one in `header`, a `Cookie` header value given with
@@ -146,8 +165,19 @@ impl Prepared {
             .filter_map(|pair| pair.split('=').next())
             .map(str::trim)
             .collect();
-        self.cookies.retain(|(n, _)| !names.contains(&n.as_str()));
+        let shadows = |n: &String| names.iter().any(|m| php_name(m) == php_name(n));
+        let credentials = self.credential_cookies;
+        let mut i = 0;
+        self.cookies.retain(|(n, _)| {
+            i += 1;
+            i <= credentials || !shadows(n)
+        });
     }
+}
+
+/// A cookie name as PHP reads it (`.`, space and `[` become `_`), which other back ends follow.
+fn php_name(name: &str) -> String {
+    name.replace(['.', ' ', '['], "_")
 }
 
 /// The forms a credential value takes when it is sent: as it is (headers), percent-encoded for
@@ -218,6 +248,7 @@ pub fn build(
         query: Vec::new(),
         headers: Vec::new(),
         cookies: Vec::new(),
+        credential_cookies: 0,
         body: None,
     };
     for a in &call.arguments {
@@ -351,6 +382,33 @@ mod tests {
     }
 
     #[test]
+    fn credential_cookies_come_first_and_cannot_be_shadowed() {
+        let mut p = Prepared {
+            method: "GET",
+            url: "https://h/x".into(),
+            query: vec![],
+            headers: vec![],
+            cookies: vec![("lang".into(), "en".into())],
+            credential_cookies: 0,
+            body: None,
+        };
+        p.set_cookie("s_id", "real").unwrap();
+        p.set_cookie("s_id", "renewed").unwrap();
+        assert_eq!(p.cookie_header().as_deref(), Some("s_id=renewed; lang=en"));
+        // An argument cookie that PHP would read as `s_id` (and which it would keep, being first).
+        for shadow in ["s_id", "s.id", "s id", "s[id"] {
+            let mut q = Prepared {
+                cookies: vec![(shadow.into(), "evil".into())],
+                credential_cookies: 0,
+                ..p.clone()
+            };
+            assert_eq!(q.set_cookie("s_id", "real"), Err(shadow.to_string()));
+        }
+        p.drop_cookies_named_in("s.id=x; lang=y");
+        assert_eq!(p.cookie_header().as_deref(), Some("s_id=renewed"));
+    }
+
+    #[test]
     fn shown_url_hides_secrets_and_userinfo() {
         let mut p = Prepared {
             method: "GET",
@@ -358,6 +416,7 @@ mod tests {
             query: vec![],
             headers: vec![],
             cookies: vec![],
+            credential_cookies: 0,
             body: None,
         };
         p.set_query("q", "1", false);
