@@ -449,10 +449,9 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
             auth::SHORT_SECRET
         );
     }
-    let name = if conversion.title.trim().is_empty() {
-        "openapi-mcp".to_string()
-    } else {
-        conversion.title.clone()
+    let name = match crate::tool::shown_text(&conversion.title) {
+        t if t.trim().is_empty() => "openapi-mcp".to_string(),
+        t => t,
     };
     let version = if conversion.version.trim().is_empty() {
         env!("CARGO_PKG_VERSION").to_string()

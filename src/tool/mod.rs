@@ -202,7 +202,8 @@ pub fn build(
     let title = override_title
         .or_else(|| summary.map(first_line))
         .unwrap_or_else(|| naming::readable(&naming.wanted));
-    let description = describe(op, summary);
+    let title = shown_text(&title);
+    let description = shown_text(&describe(op, summary));
     let (input_schema, arguments, body) = input(op, conv)?;
     let (output_schema, output_wrapped) = if with_output {
         output(op, conv)?
@@ -246,6 +247,22 @@ pub fn build(
 fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("").trim();
     line.strip_suffix('.').unwrap_or(line).to_string()
+}
+
+/// `text` without the characters a reader cannot see but a model reads: C0 and C1 controls
+/// other than tab and newline (an escape sequence, a carriage return) and the bidirectional
+/// overrides and isolates (U+202A-U+202E, U+2066-U+2069), which can make text read one way on
+/// screen and another way to the model.
+pub fn shown_text(text: &str) -> String {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\t' && c != '\n')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if text.contains(hidden) {
+        text.chars().filter(|&c| !hidden(c)).collect()
+    } else {
+        text.to_string()
+    }
 }
 
 fn describe(op: &Operation<'_>, summary: Option<&str>) -> String {
@@ -617,6 +634,22 @@ fn strip_extensions(v: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hidden_characters_never_reach_titles_and_descriptions() {
+        let spec = "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"t\",\"version\":\"1\"},\"paths\":{\"/a\":{\"get\":{\
+            \"summary\":\"List \\u001b[31mitems\\u202e gnp.exe\",\
+            \"description\":\"Line one\\r\\nline\\ttwo\\u2066x\\u2069 \\u0085end\",\
+            \"responses\":{\"200\":{\"description\":\"ok\"}}}}}}";
+        let conv = crate::convert_str("t.json", spec, &crate::Options::default()).unwrap();
+        let tool = &conv.tools[0];
+        assert_eq!(tool.title, "List [31mitems gnp.exe");
+        assert_eq!(
+            tool.description,
+            "List [31mitems gnp.exe\n\nLine one\nline\ttwox end"
+        );
+        assert_eq!(shown_text("plain\ttext\n"), "plain\ttext\n");
+    }
 
     /// The shortcut for names with nothing to replace gives what the long way gives, on names
     /// with and without characters to replace, underscores at either end, and over 60 bytes.
