@@ -1,6 +1,7 @@
 //! YAML text -> JSON tree (key order kept): `yaml_serde` parses, merge keys (`<<`) are applied and
 //! scalar keys such as response codes become strings; nesting is bounded (128 collections by
-//! the parser, flow nesting refused early past `MAX_FLOW_DEPTH`).
+//! the parser, flow nesting refused early past `MAX_FLOW_DEPTH`), and so is what aliases expand to
+//! against the text's size.
 
 use crate::error::{Error, Location, Result};
 use serde_json::{Map, Value};
@@ -21,6 +22,25 @@ pub fn parse(file: &str, text: &str) -> Result<Value> {
             ),
         ));
     }
+    // Aliases repeat a tree wherever they appear: a small file can expand to gigabytes. Where the
+    // text has anchors, the expanded size is counted first, without building anything.
+    if text.contains('&') {
+        let budget = expansion_budget(text.len());
+        let left = std::cell::Cell::new(budget);
+        let de = yaml_serde::Deserializer::from_str(text);
+        if serde::de::DeserializeSeed::deserialize(Count(&left), de).is_err() && left.get() == 0 {
+            return Err(input(
+                file,
+                Location::None,
+                format!(
+                    "invalid YAML: its aliases expand to more than {} MB (the limit for a {} KB \
+                     file); a document should not need that",
+                    budget / 1_000_000,
+                    text.len().div_ceil(1000)
+                ),
+            ));
+        }
+    }
     let mut value: Y = yaml_serde::from_str(text).map_err(|e| {
         let location = match e.location() {
             Some(l) => Location::LineCol {
@@ -39,6 +59,82 @@ pub fn parse(file: &str, text: &str) -> Result<Value> {
         .apply_merge()
         .map_err(|e| input(file, Location::None, format!("invalid YAML merge key: {e}")))?;
     to_json(value).map_err(|e| input(file, Location::Pointer(e.pointer()), e.message))
+}
+
+/// Bytes a YAML text of `len` bytes may expand to through aliases, counted as about their JSON
+/// text (each node a few bytes, each string its length).
+fn expansion_budget(len: usize) -> usize {
+    16_000_000 + 64 * len
+}
+
+/// Counts what a YAML text expands to, failing once `.0` reaches zero.
+struct Count<'a>(&'a std::cell::Cell<usize>);
+
+impl Count<'_> {
+    fn spend<E: serde::de::Error>(&self, bytes: usize) -> Result<(), E> {
+        let left = self.0.get();
+        if bytes >= left {
+            self.0.set(0);
+            return Err(E::custom("expands past the budget"));
+        }
+        self.0.set(left - bytes);
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Count<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Count<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
+        self.spend(s.len() + 8)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.spend(8)?;
+        while seq.next_element_seed(Count(self.0))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.spend(8)?;
+        while map.next_key_seed(Count(self.0))?.is_some() {
+            map.next_value_seed(Count(self.0))?;
+        }
+        Ok(())
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        use serde::de::VariantAccess;
+        let (_, variant) = data.variant_seed(Count(self.0))?;
+        variant.newtype_variant_seed(Count(self.0))
+    }
 }
 
 fn input(file: &str, location: Location, message: impl Into<String>) -> Error {
@@ -213,6 +309,23 @@ fn to_json(value: Y) -> Result<Value, PathErr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alias_expansion_is_bounded_by_the_texts_size() {
+        let big = "x".repeat(100_000);
+        let mut text = format!("s: &s \"{big}\"\nl:\n");
+        for _ in 0..500 {
+            text.push_str("  - *s\n");
+        }
+        let e = parse("a.yaml", &text).unwrap_err().to_string();
+        assert!(e.contains("aliases expand to more than"), "{e}");
+        // A few aliases of a shared tree are ordinary.
+        let shared = format!("s: &s {{a: \"{big}\"}}\nl: [*s, *s, *s]\n");
+        assert_eq!(
+            parse("a.yaml", &shared).unwrap()["l"][2]["a"],
+            Value::String(big)
+        );
+    }
 
     #[test]
     fn deep_flow_nesting_is_found_cheaply() {
