@@ -9,6 +9,7 @@
 //! the JSON-RPC lines over stdio and [`streamable`] serves the same handler over HTTP.
 
 pub mod auth;
+pub mod budget;
 pub mod dynamic;
 pub mod http;
 pub mod oauth;
@@ -69,6 +70,8 @@ pub struct ServeOptions {
     pub max_body: usize,
     /// HTTP requests handled at once (0: [`streamable::DEFAULT_MAX_REQUESTS`]); more wait.
     pub max_requests: usize,
+    /// Largest tool result in bytes of serialized JSON (0: [`budget::DEFAULT_MAX_RESULT_BYTES`]).
+    pub max_result_bytes: usize,
 }
 
 /// The variable holding the bearer token HTTP clients must send.
@@ -477,6 +480,11 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         // Over HTTP, a request's `--max-requests` place is held until its answer is written.
         unwritten: args.http.is_none().then(Arc::default),
         waiting: Default::default(),
+        max_result_bytes: if args.max_result_bytes == 0 {
+            budget::DEFAULT_MAX_RESULT_BYTES
+        } else {
+            args.max_result_bytes
+        },
     })
 }
 

@@ -6,6 +6,7 @@
 //! first call.
 
 use super::auth::{self, Credential, SharedSecrets};
+use super::budget;
 use super::http::{Client, Reply};
 use super::oauth::{Need, Tokens};
 use super::request;
@@ -223,6 +224,8 @@ pub struct State {
     pub unwritten: Option<Arc<Unwritten>>,
     /// Bytes of arguments (about) held by calls waiting for a place.
     pub waiting: AtomicUsize,
+    /// Largest tool result in bytes of serialized JSON (`--max-result-bytes`).
+    pub max_result_bytes: usize,
 }
 
 /// Bytes of arguments that calls waiting for a `--max-calls` place may hold together, about.
@@ -375,10 +378,27 @@ impl ServerHandler for Server {
 }
 
 /// Run one call to completion (blocking: validation, request, response); every credential in
-/// the result is masked, then an error's text is bounded.
+/// the result is masked, then an error's text is bounded and a success kept within the result
+/// budget.
 pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
     let result = run_call(state, i, args);
-    response::bound_error(response::redact_result(result, &state.secrets.get()))
+    let result = response::bound_error(response::redact_result(result, &state.secrets.get()));
+    let Some(entry) = state.entries.get(i) else {
+        return result;
+    };
+    let inputs: Vec<String> = entry
+        .tool
+        .call
+        .arguments
+        .iter()
+        .map(|a| a.name.clone())
+        .collect();
+    budget::fit(
+        result,
+        state.max_result_bytes,
+        entry.tool.call.output_wrapped.as_deref(),
+        &inputs,
+    )
 }
 
 fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
