@@ -661,9 +661,17 @@ fn a_stalled_body_times_out_and_idle_connections_cannot_lock_out_a_token_holder(
 #[test]
 fn a_place_is_held_until_the_answer_is_written() {
     let api = Upstream::start();
+    // The result budget raised so the 16 MB answer is sent whole.
     let served = Served::start(
         API,
-        &["--base-url", &api.base(), "--max-requests", "1"],
+        &[
+            "--base-url",
+            &api.base(),
+            "--max-requests",
+            "1",
+            "--max-result-bytes",
+            "100000000",
+        ],
         &[],
     );
     // A client that asks for a 16 MB answer and does not read it yet.
