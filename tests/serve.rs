@@ -1114,7 +1114,9 @@ fn calls_beyond_the_limit_wait_and_the_server_answers_meanwhile() {
 fn a_call_holds_its_place_until_its_answer_is_written() {
     let api = Api::start();
     let mut child = binary()
+        // Answers sent whole, past the default result budget.
         .args(["serve", SPEC, "--base-url", &api.base, "--max-calls", "1"])
+        .args(["--max-result-bytes", "100000000"])
         .envs(ENV.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -1158,7 +1160,9 @@ fn a_call_holds_its_place_until_its_answer_is_written() {
 fn arguments_of_waiting_calls_are_bounded() {
     let api = Api::start();
     let mut child = binary()
+        // Answers sent whole, past the default result budget.
         .args(["serve", SPEC, "--base-url", &api.base, "--max-calls", "1"])
+        .args(["--max-result-bytes", "100000000"])
         .envs(ENV.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
