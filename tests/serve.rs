@@ -1110,11 +1110,10 @@ fn calls_beyond_the_limit_wait_and_the_server_answers_meanwhile() {
     s.finish();
 }
 
-#[test]
-fn a_call_holds_its_place_until_its_answer_is_written() {
-    let api = Api::start();
+/// `serve` with `--max-calls 1` (answers sent whole) whose standard output nobody reads until
+/// the test takes it, initialized; its standard input.
+fn unread_server(api: &Api) -> (Child, ChildStdin) {
     let mut child = binary()
-        // Answers sent whole, past the default result budget.
         .args(["serve", SPEC, "--base-url", &api.base, "--max-calls", "1"])
         .args(["--max-result-bytes", "100000000"])
         .envs(ENV.iter().copied())
@@ -1124,33 +1123,51 @@ fn a_call_holds_its_place_until_its_answer_is_written() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let mut lines = vec![
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ];
-    for id in 1..=3 {
-        lines.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "get_file", "arguments": {"id": "big"}}}));
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    writeln!(stdin, "{initialize}").unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    (child, stdin)
+}
+
+/// A `tools/call` of `get_file` with `id`.
+fn get_file(id: usize, file: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "get_file", "arguments": {"id": file}}})
+}
+
+/// The next `n` lines of `child`'s standard output, and how many of them contain `needle`.
+fn read_answers(child: &mut Child, n: usize, needle: &str) -> (usize, usize) {
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (mut answered, mut matching) = (0, 0);
+    let mut line = String::new();
+    while answered < n && out.read_line(&mut line).unwrap() > 0 {
+        answered += 1;
+        matching += usize::from(line.contains(needle));
+        line.clear();
     }
-    for line in &lines {
-        writeln!(stdin, "{line}").unwrap();
+    (answered, matching)
+}
+
+#[test]
+fn a_call_holds_its_place_until_its_answer_is_written() {
+    let api = Api::start();
+    let (mut child, mut stdin) = unread_server(&api);
+    for id in 1..=3 {
+        writeln!(stdin, "{}", get_file(id, "big")).unwrap();
     }
     // Nobody reads standard output yet: the first 8 MB answer cannot be written, so the only
     // place stays taken and the next calls are not sent.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(api.count(), 1, "calls sent while an answer was unwritten");
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut answered = 0;
-    let mut line = String::new();
-    while answered < 3 && out.read_line(&mut line).unwrap() > 0 {
-        if line.contains("\"pad\"") {
-            answered += 1;
-        }
-        line.clear();
-    }
-    assert_eq!(answered, 3);
+    // The initialize answer, then the three calls'.
+    let (answered, with_pad) = read_answers(&mut child, 4, "\"pad\"");
+    assert_eq!((answered, with_pad), (4, 3));
     assert_eq!(api.count(), 3);
     drop(stdin);
     let _ = child.wait();
@@ -1159,53 +1176,17 @@ fn a_call_holds_its_place_until_its_answer_is_written() {
 #[test]
 fn arguments_of_waiting_calls_are_bounded() {
     let api = Api::start();
-    let mut child = binary()
-        // Answers sent whole, past the default result budget.
-        .args(["serve", SPEC, "--base-url", &api.base, "--max-calls", "1"])
-        .args(["--max-result-bytes", "100000000"])
-        .envs(ENV.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let call = |id: usize, file: &str| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "get_file", "arguments": {"id": file}}})
-    };
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})
-    )
-    .unwrap();
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
+    let (mut child, mut stdin) = unread_server(&api);
     // Its 8 MB answer is not read yet, so it keeps the only place; then nine calls with 8 MB
     // arguments: eight wait (64 MB), the ninth is refused at once.
-    writeln!(stdin, "{}", call(1, "big")).unwrap();
+    writeln!(stdin, "{}", get_file(1, "big")).unwrap();
     let pad = "p".repeat(8_000_000);
     for id in 2..=10 {
-        writeln!(stdin, "{}", call(id, &pad)).unwrap();
+        writeln!(stdin, "{}", get_file(id, &pad)).unwrap();
     }
     stdin.flush().unwrap();
     std::thread::sleep(Duration::from_secs(3));
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let (mut answered, mut refused) = (0, 0);
-    let mut line = String::new();
-    while answered < 11 && out.read_line(&mut line).unwrap() > 0 {
-        answered += 1;
-        if line.contains("too many calls are waiting") {
-            refused += 1;
-        }
-        line.clear();
-    }
+    let (answered, refused) = read_answers(&mut child, 11, "too many calls are waiting");
     assert_eq!(answered, 11);
     assert_eq!(refused, 1);
     drop(stdin);
