@@ -904,3 +904,58 @@ fn filter_values_matching_nothing_are_named() {
         .code(0)
         .stderr("");
 }
+
+/// An entry under the name an earlier shortening gave (cut from the end) applies to the tool of
+/// its `operation:` under today's name: the decision holds, `--check` names the rename as drift
+/// and `hints --update` moves the entry.
+#[test]
+fn an_entry_under_an_old_shortened_name_still_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = common::root().join("specs/long-names.yaml");
+    let hints = dir.path().join("hints.yaml");
+    std::fs::write(
+        &hints,
+        "tools:\n  get_organizations_by_organization_id_projects_by_project_a9a2fb:\n    \
+         operation: \"GET /organizations/{organizationId}/projects/{projectId}/environments/{environmentId}/deployments\"\n    \
+         readOnlyHint: false\n    reviewed: true\n",
+    )
+    .unwrap();
+    let new = "get_by_organization_id_project_environment_deployments_a9a2fb";
+    let out = stdout(
+        cmd().arg("convert").arg(&spec).arg("--hints").arg(&hints),
+        0,
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(tool_of(&v, new)["annotations"]["readOnlyHint"], false);
+    let tools = dir.path().join("tools.json");
+    cmd()
+        .arg("convert")
+        .arg(&spec)
+        .arg("-o")
+        .arg(&tools)
+        .assert()
+        .success();
+    cmd()
+        .arg("convert")
+        .arg(&spec)
+        .arg("--hints")
+        .arg(&hints)
+        .args(["--check", "-o"])
+        .arg(&tools)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "entry `get_organizations_by_organization_id_projects_by_project_a9a2fb` applied to tool `{new}`"
+        )));
+    cmd()
+        .arg("hints")
+        .arg(&spec)
+        .arg("--update")
+        .arg(&hints)
+        .assert()
+        .success();
+    let updated = openapi_mcp::review::HintsFile::load(&hints).unwrap();
+    let entries = updated.tools.as_ref().unwrap();
+    assert!(entries[new].reviewed && entries[new].read_only_hint == Some(false));
+    assert_eq!(entries.len(), 2);
+}

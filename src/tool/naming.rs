@@ -178,25 +178,121 @@ fn hash6(s: &str) -> String {
     format!("{:06x}", stable_hash(s) >> 40)
 }
 
-/// Cut `name` to `room` characters at a word boundary when one is near, without a trailing separator.
-fn cut(name: &str, room: usize) -> &str {
-    let head = &name[..room.min(name.len())];
-    let boundary = head.rfind(['_', '-']).filter(|&i| i + 8 >= room && i > 0);
-    let head = match boundary {
-        Some(i) => &head[..i],
-        None => head,
-    };
-    head.trim_end_matches(['_', '-'])
+/// The pieces of `name` that start a word: at the start, after `_` or `-` (the separator kept
+/// at the piece's front) and at a capital that follows a lower-case letter or a digit.
+fn pieces(name: &str) -> Vec<&str> {
+    let is_separator = |c: u8| c == b'_' || c == b'-';
+    let b = name.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let separator = is_separator(b[i]) && !is_separator(b[i - 1]);
+        let camel = b[i].is_ascii_uppercase()
+            && (b[i - 1].is_ascii_lowercase() || b[i - 1].is_ascii_digit());
+        if separator || camel {
+            out.push(&name[start..i]);
+            start = i;
+        }
+    }
+    out.push(&name[start..]);
+    out
 }
 
-/// Fit `name` into `max` characters, adding a hash of the full name when it must be cut.
-pub fn shorten(name: &str, max: usize, style: NameStyle) -> (String, bool) {
+/// `name` in at most `room` characters, in whole words, for the operation `METHOD path`.
+///
+/// The first and the last word stay (the namespace or verb, and what the operation acts on or
+/// for whom: `..._organization` against `..._repository`). Words in between are dropped until
+/// the name fits: first a word the name repeats, then a word of the path's scope (its literal
+/// segments before the last one, which the operation's siblings share), then any other word,
+/// longest first; words with a digit (versions) stay. Only if that is not enough is the name cut
+/// at a word boundary from its end, and only a first word longer than the room is cut inside.
+/// Everything here comes from the operation itself, so adding an operation never renames one.
+fn fit_words(name: &str, room: usize, key: &str) -> String {
+    let pieces = pieces(name);
+    let words: Vec<String> = pieces
+        .iter()
+        .map(|p| p.trim_start_matches(['_', '-']).to_ascii_lowercase())
+        .collect();
+    let path = key.split_once(' ').map_or(key, |(_, p)| p);
+    let literal: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && !s.starts_with('{'))
+        .collect();
+    let words_of = |segments: &[&str]| -> Vec<String> {
+        let joined = segments.iter().map(|s| snake_case(s)).collect::<Vec<_>>();
+        joined
+            .iter()
+            .flat_map(|s| s.split('_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (scope, last) = match literal.split_last() {
+        Some((last, scope)) => (words_of(scope), words_of(&[last])),
+        None => (Vec::new(), Vec::new()),
+    };
+    let middle = 1..pieces.len().saturating_sub(1);
+    let has_digit = |i: usize| words[i].bytes().any(|b| b.is_ascii_digit());
+    let longest_first = |mut v: Vec<usize>| {
+        v.sort_by_key(|&i| (std::cmp::Reverse(pieces[i].len()), std::cmp::Reverse(i)));
+        v
+    };
+    let mut order: Vec<usize> = middle
+        .clone()
+        .filter(|&i| words[..i].contains(&words[i]))
+        .collect();
+    let in_scope = middle
+        .clone()
+        .filter(|&i| !order.contains(&i) && !has_digit(i))
+        .filter(|&i| scope.contains(&words[i]) && !last.contains(&words[i]))
+        .collect();
+    order.extend(longest_first(in_scope));
+    let rest = middle
+        .filter(|&i| !order.contains(&i) && !has_digit(i))
+        .collect();
+    order.extend(longest_first(rest));
+    let mut keep = vec![true; pieces.len()];
+    let mut len = name.len();
+    for i in order {
+        if len <= room {
+            break;
+        }
+        keep[i] = false;
+        len -= pieces[i].len();
+    }
+    let kept: Vec<&str> = pieces
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| *p)
+        .collect();
+    let mut out = String::with_capacity(room);
+    for (i, p) in kept.iter().enumerate() {
+        if out.len() + p.len() > room {
+            if i == 0 {
+                out.push_str(&p[..room]);
+            }
+            break;
+        }
+        out.push_str(p);
+    }
+    out.trim_end_matches(['_', '-']).to_string()
+}
+
+/// Fit `name`, the name of the operation `METHOD path` (`key`), into `max` characters, in whole
+/// words and with a hash of the full name when it must be cut.
+pub fn shorten(name: &str, key: &str, max: usize, style: NameStyle) -> (String, bool) {
     if name.len() <= max {
         return (name.to_string(), false);
     }
     let room = max.saturating_sub(HASH_SUFFIX_LEN);
     (
-        format!("{}{}{}", cut(name, room), separator(style), hash6(name)),
+        format!(
+            "{}{}{}",
+            fit_words(name, room, key),
+            separator(style),
+            hash6(name)
+        ),
         true,
     )
 }
@@ -212,7 +308,7 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
         .map(|(w, key)| {
             if count[w.as_str()] > 1 {
                 let room = max.saturating_sub(HASH_SUFFIX_LEN);
-                let base = cut(w, room);
+                let base = fit_words(w, room, key);
                 Named {
                     name: format!("{base}{}{}", separator(style), hash6(key)),
                     wanted: w.clone(),
@@ -220,7 +316,7 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
                     collided: true,
                 }
             } else {
-                let (name, truncated) = shorten(w, max, style);
+                let (name, truncated) = shorten(w, key, max, style);
                 Named {
                     name,
                     wanted: w.clone(),
@@ -252,7 +348,7 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
             let room = max.saturating_sub(suffix.len() + 1);
             out[i].name = format!(
                 "{}{}{}",
-                cut(&out[i].wanted, room),
+                fit_words(&out[i].wanted, room, &wanted[i].1),
                 separator(style),
                 suffix
             );
@@ -345,11 +441,69 @@ mod tests {
     fn shorten_adds_stable_hash() {
         let long =
             "a_very_long_operation_name_that_goes_on_and_on_and_on_beyond_the_limit_of_sixty_four";
-        let (s, cut) = shorten(long, 64, NameStyle::Snake);
+        let (s, cut) = shorten(long, "GET /long", 64, NameStyle::Snake);
         assert!(cut);
         assert!(s.len() <= 64, "{s}");
-        assert_eq!(s, shorten(long, 64, NameStyle::Snake).0);
-        assert!(s.starts_with("a_very_long_operation"));
+        assert_eq!(s, shorten(long, "GET /long", 64, NameStyle::Snake).0);
+        assert!(
+            s.starts_with("a_very_long_name") && s.contains("_sixty_four_"),
+            "{s}"
+        );
+    }
+
+    /// A long name keeps its first and last words, whole, and drops words in between: repeats,
+    /// then the path's scope, then the longest; names that share a long prefix stay apart by
+    /// more than their hash. Only a first word longer than the room is cut inside.
+    #[test]
+    fn shortened_names_keep_whole_words_that_tell_them_apart() {
+        let strip = |s: String| s[..s.len() - HASH_SUFFIX_LEN].to_string();
+        let snake = |name: &str, key: &str| strip(shorten(name, key, 64, NameStyle::Snake).0);
+        assert_eq!(
+            snake(
+                "actions_get_github_actions_default_workflow_permissions_organization",
+                "GET /orgs/{org}/actions/permissions/workflow"
+            ),
+            "actions_get_github_default_workflow_organization"
+        );
+        assert_eq!(
+            snake(
+                "actions_get_github_actions_default_workflow_permissions_repository",
+                "GET /repos/{owner}/{repo}/actions/permissions/workflow"
+            ),
+            "actions_get_github_default_workflow_repository"
+        );
+        // The version stays; the API group (scope) goes first.
+        assert_eq!(
+            snake(
+                "delete_flowcontrol_apiserver_v1beta3_collection_priority_level_configuration",
+                "DELETE /apis/flowcontrol.apiserver.k8s.io/v1beta3/prioritylevelconfigurations"
+            ),
+            "delete_v1beta3_collection_priority_level_configuration"
+        );
+        let camel = shorten(
+            "getGithubActionsDefaultWorkflowPermissionsOrganization",
+            "GET /orgs/{org}/actions/permissions/workflow",
+            40,
+            NameStyle::Camel,
+        );
+        assert_eq!(strip(camel.0), "getGithubDefaultOrganization");
+        let kebab = shorten(
+            "delete-admissionregistration-v1-collection-validating-admission-policy",
+            "DELETE /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+            64,
+            NameStyle::Kebab,
+        );
+        assert_eq!(
+            strip(kebab.0),
+            "delete-v1-collection-validating-admission-policy"
+        );
+        let long = "x".repeat(80);
+        let (w, _) = shorten(&long, "GET /x", 20, NameStyle::Snake);
+        assert_eq!(w, format!("{}_{}", "x".repeat(13), hash6(&long)));
+        assert_eq!(
+            pieces("getV2Pets_by-id"),
+            ["get", "V2", "Pets", "_by", "-id"]
+        );
     }
 
     #[test]

@@ -392,8 +392,8 @@ fn resolve(
             .zip(is_kept)
             .filter(|(_, k)| !k)
             .map(|(e, _)| {
-                let name = wanted(&e.identity(), options).0;
-                let name = naming::shorten(&name, options.max_name_len, options.name_style).0;
+                let (name, key) = wanted(&e.identity(), options);
+                let name = naming::shorten(&name, &key, options.max_name_len, options.name_style).0;
                 let (name, operation) = candidate(e, &name);
                 (name, operation, e.operation_id.as_deref())
             })
