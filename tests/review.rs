@@ -959,3 +959,105 @@ fn an_entry_under_an_old_shortened_name_still_applies() {
     assert!(entries[new].reviewed && entries[new].read_only_hint == Some(false));
     assert_eq!(entries.len(), 2);
 }
+
+/// The committed form the README recommends: with its `.gitattributes` and `git config` lines,
+/// one hint flipped in the hints file shows in `git diff` of the hints file and the pretty
+/// tools file in at most 8 changed lines, each hunk naming the tool or showing its name.
+#[test]
+fn one_flipped_hint_is_a_short_diff_that_names_its_tool() {
+    let git_works = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !git_works {
+        eprintln!("skipped: git is not installed");
+        return;
+    }
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let attributes = readme
+        .split("```gitattributes\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's .gitattributes block");
+    let configs: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("git config diff.mcp-"))
+        .map(|l| l.split(" # ").next().unwrap().trim())
+        .collect();
+    assert_eq!(configs.len(), 2, "{configs:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q", "."]);
+    for line in &configs {
+        let ok = std::process::Command::new("sh")
+            .args(["-c", line])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(ok.success(), "{line}");
+    }
+    std::fs::write(dir.path().join(".gitattributes"), attributes).unwrap();
+    std::fs::copy(
+        common::root().join("specs/petstore.yaml"),
+        dir.path().join("api.yaml"),
+    )
+    .unwrap();
+    let convert = || {
+        cmd()
+            .current_dir(dir.path())
+            .args(["convert", "api.yaml", "--hints", "api.hints.yaml"])
+            .args(["--format", "json-pretty", "-o", "tools.json"])
+            .assert()
+            .success();
+    };
+    cmd()
+        .current_dir(dir.path())
+        .args(["hints", "api.yaml", "-o", "api.hints.yaml"])
+        .assert()
+        .success();
+    convert();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    // A reviewer decides that creating a pet is idempotent.
+    let path = dir.path().join("api.hints.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (head, tail) = text.split_once("  create_pet:\n").unwrap();
+    let end = tail
+        .lines()
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let (entry, rest) = tail.split_at(end);
+    let flipped = entry
+        .replace("idempotentHint: false", "idempotentHint: true")
+        .replace("reviewed: false", "reviewed: true");
+    assert_ne!(flipped, entry);
+    std::fs::write(&path, format!("{head}  create_pet:\n{flipped}{rest}")).unwrap();
+    convert();
+    let diff = git(&["diff"]);
+    let changed = diff
+        .lines()
+        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++"))
+        .filter(|l| !l.starts_with("---"))
+        .count();
+    assert!(changed <= 8, "{changed} changed lines:\n{diff}");
+    let hunks: Vec<&str> = diff.split("\n@@ ").skip(1).collect();
+    assert_eq!(hunks.len(), 2, "{diff}");
+    for hunk in hunks {
+        let header = hunk.lines().next().unwrap();
+        assert!(
+            header.ends_with("@@ create_pet") || hunk.contains("create_pet"),
+            "{hunk}"
+        );
+    }
+    assert!(diff.contains("@@ create_pet"), "{diff}");
+}
