@@ -54,9 +54,27 @@ pub fn fit(
     ))])
 }
 
-/// Size of `result` serialized as the JSON-RPC `result`.
+/// Size of `result` serialized as the JSON-RPC `result`, counted without a copy.
 pub fn bytes(result: &CallToolResult) -> usize {
-    serde_json::to_vec(result).map_or(usize::MAX, |v| v.len())
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, result) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// A writer that only counts.
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn cut_array(
