@@ -3,6 +3,7 @@
 
 use super::auth::Secrets;
 use super::request::Prepared;
+use super::stream::{self, Stopped};
 use std::time::{Duration, Instant};
 use ureq::http;
 
@@ -14,14 +15,18 @@ pub struct Client {
     agent: ureq::Agent,
     timeout: Duration,
     verbose: bool,
+    /// Most bytes of an event stream read ([`Client::stream_bytes`]).
+    stream_bytes: usize,
 }
 
-/// A response, read completely.
+/// A response, read completely (an event stream: as far as it was read).
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub status: u16,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
+    /// For a `text/event-stream` answer: why reading stopped.
+    pub stream: Option<Stopped>,
 }
 
 impl Reply {
@@ -47,10 +52,21 @@ impl Client {
             .accept("application/json, */*;q=0.5")
             .build();
         Client {
-            agent: ureq::Agent::new_with_config(config),
+            agent: ureq::Agent::with_parts(
+                config,
+                stream::connector(),
+                ureq::unversioned::resolver::DefaultResolver::default(),
+            ),
             timeout,
             verbose,
+            stream_bytes: MAX_BODY as usize,
         }
+    }
+
+    /// Stop reading an event stream after `bytes` bytes (at most [`MAX_BODY`]).
+    pub fn stream_bytes(mut self, bytes: usize) -> Self {
+        self.stream_bytes = bytes.min(MAX_BODY as usize);
+        self
     }
 
     /// Send `request`; a network failure or timeout is an `Err` with a message free of secrets.
@@ -113,6 +129,23 @@ impl Client {
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        if content_type.as_deref().is_some_and(is_event_stream) {
+            let mut reader = response.body_mut().with_config().limit(MAX_BODY).reader();
+            let describe = |e| self.describe(e);
+            let (body, stopped) = stream::read(
+                &mut reader,
+                self.stream_bytes,
+                stream::IDLE,
+                stream::CAP,
+                &describe,
+            );
+            return Ok(Reply {
+                status,
+                content_type,
+                body,
+                stream: Some(stopped),
+            });
+        }
         let body = response
             .body_mut()
             .with_config()
@@ -123,6 +156,7 @@ impl Client {
             status,
             content_type,
             body,
+            stream: None,
         })
     }
 
@@ -150,4 +184,12 @@ impl Client {
             other => format!("request failed: {other}"),
         }
     }
+}
+
+/// Whether `content_type` is `text/event-stream` (any parameters, any case).
+pub fn is_event_stream(content_type: &str) -> bool {
+    content_type
+        .split(';')
+        .next()
+        .is_some_and(|e| e.trim().eq_ignore_ascii_case("text/event-stream"))
 }

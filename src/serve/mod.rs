@@ -5,8 +5,9 @@
 //! the arguments against the tool's `inputSchema`, builds the HTTP request from the call mapping
 //! (`_meta["openapi-mcp/http"]`), sends it, and returns the response as a tool result. The
 //! stages live in one module each: [`validate`], [`request`], [`auth`] (with [`oauth`] tokens),
-//! [`http`], [`response`]; [`server`] ties them to rmcp's `ServerHandler`, [`transport`] carries
-//! the JSON-RPC lines over stdio and [`streamable`] serves the same handler over HTTP.
+//! [`http`] (with [`stream`] for event streams), [`response`] (with [`budget`]); [`server`] ties
+//! them to rmcp's `ServerHandler`, [`transport`] carries the JSON-RPC lines over stdio and
+//! [`streamable`] serves the same handler over HTTP.
 
 pub mod auth;
 pub mod budget;
@@ -16,6 +17,7 @@ pub mod oauth;
 pub mod request;
 pub mod response;
 pub mod server;
+pub mod stream;
 pub mod streamable;
 pub mod transport;
 pub mod validate;
@@ -466,12 +468,18 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     } else {
         args.max_calls
     };
+    let max_result_bytes = if args.max_result_bytes == 0 {
+        budget::DEFAULT_MAX_RESULT_BYTES
+    } else {
+        args.max_result_bytes
+    };
     Ok(server::State {
         name,
         version,
         entries,
         listing: Arc::new(listing),
-        client: http::Client::new(Duration::from_secs(args.timeout), args.verbose),
+        client: http::Client::new(Duration::from_secs(args.timeout), args.verbose)
+            .stream_bytes(max_result_bytes),
         headers,
         secrets: auth::SharedSecrets::new(secrets),
         tokens: oauth::Tokens::new(credentials.clients),
@@ -480,11 +488,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         // Over HTTP, a request's `--max-requests` place is held until its answer is written.
         unwritten: args.http.is_none().then(Arc::default),
         waiting: Default::default(),
-        max_result_bytes: if args.max_result_bytes == 0 {
-            budget::DEFAULT_MAX_RESULT_BYTES
-        } else {
-            args.max_result_bytes
-        },
+        max_result_bytes,
     })
 }
 

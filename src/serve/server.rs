@@ -451,6 +451,7 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
                 tool.call.output_wrapped.as_deref(),
                 &check,
                 &secrets,
+                state.max_result_bytes,
             )
         }
         Err(message) => response::error(format!("{} {shown} failed: {message}", prepared.method)),
