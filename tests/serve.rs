@@ -1405,3 +1405,143 @@ fn oauth_client_credentials_over_stdio() {
         "{err}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Answers that are not JSON (specs/serve/media.yaml, tests/common/media.rs).
+
+fn media_session(media: &common::media::Media, extra: &[&str]) -> Session {
+    let mut args = vec!["--base-url", media.base.as_str()];
+    args.extend_from_slice(extra);
+    let mut s = Session::start_spec(common::media::SPEC, &args, &[]);
+    s.initialize();
+    s
+}
+
+fn decoded(data: &Value) -> Vec<u8> {
+    base64::engine::general_purpose::STANDARD
+        .decode(data.as_str().expect("base64 text"))
+        .expect("valid base64")
+}
+
+/// An image, audio and a gzip archive come back as image, audio and embedded resource content:
+/// the same bytes after base64 decoding, with their media type; the resource's `uri` is the
+/// request URL.
+#[test]
+fn binary_answers_are_image_audio_and_resource_content() {
+    let media = common::media::Media::start();
+    let mut s = media_session(&media, &[]);
+    let r = s.call("get_media", json!({"name": "png"}));
+    assert!(!is_error(&r), "{r}");
+    let image = &r["content"][0];
+    assert_eq!(image["type"], "image", "{r}");
+    assert_eq!(image["mimeType"], "image/png");
+    assert_eq!(decoded(&image["data"]), common::media::png());
+    assert!(text(&json!({"content": [r["content"][1]]})).contains("image/png, 716 bytes"));
+
+    let r = s.call("get_media", json!({"name": "wav"}));
+    assert_eq!(r["content"][0]["type"], "audio", "{r}");
+    assert_eq!(r["content"][0]["mimeType"], "audio/wav");
+    assert_eq!(decoded(&r["content"][0]["data"]), common::media::wav());
+
+    let r = s.call("get_media", json!({"name": "tgz"}));
+    let resource = &r["content"][0];
+    assert_eq!(resource["type"], "resource", "{r}");
+    assert_eq!(resource["resource"]["mimeType"], "application/gzip");
+    assert_eq!(
+        resource["resource"]["uri"],
+        format!("{}/media/tgz", media.base)
+    );
+    assert_eq!(
+        decoded(&resource["resource"]["blob"]),
+        common::media::gzip()
+    );
+    s.finish();
+}
+
+/// CSV and Latin-1 text come back as text (decoded to UTF-8); a CSV over the result budget is
+/// cut, within the budget, with a line saying so.
+#[test]
+fn text_answers_are_decoded_and_cut_to_the_budget() {
+    let media = common::media::Media::start();
+    let mut s = media_session(&media, &[]);
+    let r = s.call("get_media", json!({"name": "csv"}));
+    assert_eq!(text(&r), common::media::csv(3), "{r}");
+    let r = s.call("get_media", json!({"name": "latin1"}));
+    assert_eq!(text(&r), "Café crème £5 ±1", "{r}");
+    let r = s.call("get_media", json!({"name": "big.csv"}));
+    assert!(!is_error(&r), "{r}");
+    let size = serde_json::to_vec(&r).unwrap().len();
+    assert!(size <= 40_000 && size > 39_000, "{size} bytes");
+    let cut = text(&r);
+    assert!(cut.starts_with("id,name,city\n0,pet 0,Zürich\n"), "{cut}");
+    assert!(cut.contains("characters sent, to stay within the result budget of 40000 bytes"));
+    s.finish();
+}
+
+/// An image whose base64 would not fit the budget is not sent: a text says what it was, how big,
+/// and how to raise the budget.
+#[test]
+fn an_image_over_the_budget_is_described_not_sent() {
+    let media = common::media::Media::start();
+    let mut s = media_session(&media, &[]);
+    let r = s.call("get_media", json!({"name": "big.png"}));
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(r["content"].as_array().unwrap().len(), 1, "{r}");
+    let said = text(&r);
+    assert!(
+        said.contains("an image (image/png, 56320 bytes) was not sent"),
+        "{said}"
+    );
+    assert!(said.contains("--max-result-bytes"), "{said}");
+    // With a larger budget it comes whole.
+    let mut s = media_session(&media, &["--max-result-bytes", "100000"]);
+    let r = s.call("get_media", json!({"name": "big.png"}));
+    assert_eq!(decoded(&r["content"][0]["data"]).len(), 56_320, "{r}");
+    s.finish();
+}
+
+/// An event stream that stays open is answered within a few seconds (well before the request
+/// timeout) with the events so far, and its connection is closed.
+#[test]
+fn an_open_event_stream_is_answered_with_the_events_so_far() {
+    let media = common::media::Media::start();
+    let mut s = media_session(&media, &["--timeout", "30"]);
+    let started = Instant::now();
+    let r = s.call("get_media", json!({"name": "events"}));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    assert!(!is_error(&r), "{r}");
+    let note = text(&r);
+    assert!(note.contains("event stream, 2 events"), "{note}");
+    assert!(note.contains("still open"), "{note}");
+    assert_eq!(
+        r["content"][1]["text"],
+        "event: progress\nid: 1\ndata: {\"step\":1}\n\nevent: message\ndata: line one\ndata: line two\n",
+        "{r}"
+    );
+    let open = media
+        .closed
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the stream's connection was closed");
+    assert!(open < Duration::from_secs(5), "closed after {open:?}");
+    s.finish();
+}
+
+/// `--dynamic`'s call tools answer through the same path: an image is image content.
+#[test]
+fn dynamic_calls_return_the_same_content() {
+    let media = common::media::Media::start();
+    let mut s = media_session(&media, &["--dynamic"]);
+    let r = s.call(
+        "call_read_operation",
+        json!({"name": "get_media", "arguments": {"name": "png"}}),
+    );
+    assert_eq!(r["content"][0]["type"], "image", "{r}");
+    assert_eq!(decoded(&r["content"][0]["data"]), common::media::png());
+    let r = s.call(
+        "call_read_operation",
+        json!({"name": "get_media", "arguments": {"name": "big.png"}}),
+    );
+    assert!(text(&r).contains("was not sent"), "{r}");
+    s.finish();
+}

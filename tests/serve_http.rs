@@ -1138,3 +1138,24 @@ fn oauth_static_token_wins() {
         Some("Bearer static-token-123")
     );
 }
+
+/// Over HTTP as over stdio (one path): an image is image content, an open event stream is
+/// answered with its events within a few seconds.
+#[test]
+fn non_json_answers_are_the_same_over_http() {
+    let media = common::media::Media::start();
+    let served = Served::start(common::media::SPEC, &["--base-url", &media.base], &[]);
+    let r = served
+        .call("get_media", json!({"name": "png"}), &[])
+        .result();
+    assert_eq!(r["content"][0]["type"], "image", "{r}");
+    let data = r["content"][0]["data"].as_str().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    assert_eq!(bytes, common::media::png());
+    let started = Instant::now();
+    let r = served.call("get_media", json!({"name": "events"}), &[]);
+    assert!(started.elapsed() < Duration::from_secs(6));
+    assert!(r.text().contains("event stream, 2 events"), "{}", r.body);
+}

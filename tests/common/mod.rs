@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod media;
 
 use std::path::{Path, PathBuf};
 

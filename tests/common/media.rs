@@ -1,0 +1,115 @@
+//! A local upstream for specs/serve/media.yaml: answers `GET /v1/media/<name>` with a fixed file
+//! in its own media type, and `/v1/media/events` with an event stream that stays open.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const SPEC: &str = "specs/serve/media.yaml";
+
+/// The running upstream.
+pub struct Media {
+    /// Base URL, `/v1` included.
+    pub base: String,
+    /// One message per event stream the client closed: how long it was open.
+    pub closed: Receiver<Duration>,
+}
+
+/// Bytes that are not text: every byte value, after a signature.
+pub fn bytes_after(signature: &[u8]) -> Vec<u8> {
+    let mut out = signature.to_vec();
+    out.extend((0..=255u8).cycle().take(700));
+    out
+}
+
+pub fn png() -> Vec<u8> {
+    bytes_after(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+}
+
+pub fn wav() -> Vec<u8> {
+    bytes_after(b"RIFF\x24\x08\0\0WAVEfmt ")
+}
+
+pub fn gzip() -> Vec<u8> {
+    bytes_after(b"\x1f\x8b\x08\0\0\0\0\0\0\x03")
+}
+
+/// A CSV file of `rows` rows.
+pub fn csv(rows: usize) -> String {
+    let mut out = String::from("id,name,city\n");
+    for i in 0..rows {
+        out.push_str(&format!("{i},pet {i},Z\u{fc}rich\n"));
+    }
+    out
+}
+
+/// `Café crème £5 ±1` in ISO-8859-1.
+pub const LATIN1: &[u8] = b"Caf\xe9 cr\xe8me \xa35 \xb11";
+
+/// The events sent before the stream goes quiet (and stays open).
+pub const EVENTS: &str = ": connected\n\nevent: progress\nid: 1\ndata: {\"step\":1}\n\n\
+                          data: line one\ndata: line two\n\n";
+
+impl Media {
+    pub fn start() -> Media {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().unwrap().port();
+        let (tx, closed) = channel();
+        let tx = Arc::new(Mutex::new(tx));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let tx = Arc::clone(&tx);
+                std::thread::spawn(move || answer(stream, &tx));
+            }
+        });
+        Media {
+            base: format!("http://127.0.0.1:{port}/v1"),
+            closed,
+        }
+    }
+}
+
+fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
+    let Some(request) = super::http::read_request(&stream, Duration::from_secs(10)) else {
+        return;
+    };
+    let name = request.target.trim_start_matches("/v1/media/");
+    let (content_type, body): (&str, Vec<u8>) = match name {
+        "events" => return events(stream, closed),
+        "png" => ("image/png", png()),
+        "big.png" => ("image/png", bytes_after(b"\x89PNG").repeat(80)),
+        "wav" => ("audio/wav", wav()),
+        "tgz" => ("application/gzip", gzip()),
+        "csv" => ("text/csv; charset=utf-8", csv(3).into_bytes()),
+        "big.csv" => ("text/csv; charset=utf-8", csv(5000).into_bytes()),
+        "latin1" => ("text/plain; charset=ISO-8859-1", LATIN1.to_vec()),
+        _ => ("text/plain", b"no such file".to_vec()),
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+}
+
+/// A chunked event stream: [`EVENTS`], then nothing, open until the client closes it (or 30 s).
+fn events(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+                Transfer-Encoding: chunked\r\n\r\n";
+    let _ = stream.write_all(head.as_bytes());
+    for part in EVENTS.split_inclusive("\n\n") {
+        let _ = write!(stream, "{:x}\r\n{part}\r\n", part.len());
+        let _ = stream.flush();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let opened = Instant::now();
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut buf = [0u8; 64];
+    // The client sends nothing more: a read returns when it closes the connection.
+    while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+    let _ = closed.lock().unwrap().send(opened.elapsed());
+}
