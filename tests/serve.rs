@@ -727,6 +727,75 @@ fn dot_segments_are_refused_before_sending() {
     s.finish();
 }
 
+impl Session {
+    /// Call `name` with `arguments` written as they are (JSON text that `json!` cannot hold).
+    fn call_raw(&mut self, name: &str, arguments: &str) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+        );
+        self.send_raw(format!("{line}\n").as_bytes());
+        let r = self.answer(&json!(id));
+        assert!(r.get("error").is_none(), "{name}: JSON-RPC error {r}");
+        r["result"].clone()
+    }
+}
+
+#[test]
+fn integers_beyond_64_bits_are_refused_and_nothing_is_sent() {
+    let api = Api::start();
+    let mut s = Session::start_spec(ATTACK, &["--base-url", &api.base, "--verbose"], &[]);
+    s.initialize();
+    // 2^70 in the path, -2^63 - 1 in the query, 2^64 in the body: each as JSON reads it.
+    for (arguments, argument, read) in [
+        (
+            r#"{"id": 1180591620717411303424}"#,
+            "id",
+            "1.1805916207174113e+21",
+        ),
+        (
+            r#"{"id": 1, "step": -9223372036854775809}"#,
+            "step",
+            "-9.223372036854776e+18",
+        ),
+        (
+            r#"{"id": 1, "value": 18446744073709551616}"#,
+            "value",
+            "1.8446744073709552e+19",
+        ),
+    ] {
+        let r = s.call_raw("set_counter", arguments);
+        assert!(is_error(&r), "{arguments}: {r}");
+        let expected = format!(
+            "argument `{argument}`: integer {read} is beyond 64 bits and cannot be sent exactly"
+        );
+        assert!(text(&r).contains(&expected), "{r}");
+    }
+    assert_eq!(api.count(), 0, "nothing may be sent");
+    // The 64-bit extremes go out exactly, and a `number` keeps a large float.
+    s.call_raw(
+        "set_counter",
+        r#"{"id": 18446744073709551615, "step": -9223372036854775808, "value": 9223372036854775807, "scale": 1.5e300}"#,
+    );
+    let sent = api.last();
+    assert_eq!(
+        sent.target,
+        "/v1/counters/18446744073709551615?step=-9223372036854775808"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&sent.body),
+        r#"{"value":9223372036854775807,"scale":1.5e+300}"#
+    );
+    let log = s.finish();
+    assert_eq!(
+        log.matches("openapi-mcp: refused: a call to `set_counter`: ")
+            .count(),
+        3,
+        "{log}"
+    );
+}
+
 #[test]
 fn cookie_keys_cannot_add_or_shadow_a_cookie() {
     let api = Api::start();

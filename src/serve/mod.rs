@@ -489,6 +489,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         unwritten: args.http.is_none().then(Arc::default),
         waiting: Default::default(),
         max_result_bytes,
+        verbose: args.verbose,
     })
 }
 

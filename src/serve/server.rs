@@ -61,9 +61,9 @@ impl Entry {
         self.checks.get_or_init(|| {
             let input_value = self.tool.input_schema.to_value();
             Checks {
-                input: Schema::new(Some(input_value.clone())),
+                input: Schema::input(Some(input_value.clone())),
                 input_value,
-                output: Schema::new(self.tool.output_schema.as_ref().map(|s| s.to_value())),
+                output: Schema::output(self.tool.output_schema.as_ref().map(|s| s.to_value())),
             }
         })
     }
@@ -226,6 +226,8 @@ pub struct State {
     pub waiting: AtomicUsize,
     /// Largest tool result in bytes of serialized JSON (`--max-result-bytes`).
     pub max_result_bytes: usize,
+    /// `--verbose`: refused calls are logged too.
+    pub verbose: bool,
 }
 
 /// Bytes of arguments that calls waiting for a `--max-calls` place may hold together, about.
@@ -407,9 +409,16 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
     };
     let tool = &entry.tool;
     let checks = entry.checks();
-    if let Err(message) = validate::arguments(&tool.name, &checks.input_value, &checks.input, args)
+    if let Err(rejected) = validate::arguments(&tool.name, &checks.input_value, &checks.input, args)
     {
-        return response::error(message);
+        if rejected.refused && state.verbose {
+            let line = format!(
+                "openapi-mcp: refused: a call to `{}`: {}",
+                tool.name, rejected.message
+            );
+            eprintln!("{}", state.secrets.get().redact(&line));
+        }
+        return response::error(rejected.message);
     }
     let mut prepared = match request::build(&tool.call, &checks.input_value, &entry.base, args) {
         Ok(p) => p,

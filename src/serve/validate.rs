@@ -4,24 +4,63 @@
 //! Unknown arguments are rejected: the input schemas allow extra properties, but an argument the
 //! mapping does not know would be silently dropped, and a misspelt optional argument (`petID` for
 //! `petId`) is better reported to the model than ignored.
+//!
+//! An integer beyond 64 bits is refused where the input schema says `integer`: JSON reading holds
+//! it as the nearest floating-point number, so it could not be sent as written (`2^70 + 1` would
+//! go out as `1.1805916207174113e+21`). A `number` keeps any value.
 
-use jsonschema::Validator;
+use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 /// Longest validation message kept, in characters (values in messages can be large).
 const MESSAGE: usize = 300;
 
+/// The keyword added to every subschema of an input schema whose `type` is `integer` (and not
+/// `number` too): it refuses an integer that cannot be sent exactly.
+const EXACT_INTEGER: &str = "x-openapi-mcp-exact-integer";
+
 /// A schema and its validator, compiled on first use.
 pub struct Schema {
     schema: Option<Value>,
+    /// An input schema: its integers are checked with [`EXACT_INTEGER`].
+    input: bool,
     compiled: OnceLock<Option<Validator>>,
 }
 
+/// Why a call's arguments are not sent: the message for the model, and whether it is a refusal
+/// of input the server cannot handle (an integer beyond 64 bits) rather than a schema violation.
+/// Refusals are logged under `--verbose`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub message: String,
+    pub refused: bool,
+}
+
+impl Rejection {
+    fn invalid(message: String) -> Self {
+        Rejection {
+            message,
+            refused: false,
+        }
+    }
+}
+
 impl Schema {
-    pub fn new(schema: Option<Value>) -> Self {
+    /// A tool's `inputSchema`.
+    pub fn input(schema: Option<Value>) -> Self {
         Schema {
             schema,
+            input: true,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// A tool's `outputSchema`.
+    pub fn output(schema: Option<Value>) -> Self {
+        Schema {
+            schema,
+            input: false,
             compiled: OnceLock::new(),
         }
     }
@@ -31,8 +70,14 @@ impl Schema {
     fn validator(&self, tool: &str, what: &str) -> Option<&Validator> {
         self.compiled
             .get_or_init(|| {
-                let schema = self.schema.as_ref()?;
-                match jsonschema::draft202012::new(schema) {
+                let mut schema = self.schema.clone()?;
+                if self.input {
+                    mark_integers(&mut schema);
+                }
+                let built = jsonschema::draft202012::options()
+                    .with_keyword(EXACT_INTEGER, |_, _, _| Ok(Box::new(ExactInteger)))
+                    .build(&schema);
+                match built {
                     Ok(v) => Some(v),
                     Err(e) => {
                         eprintln!(
@@ -54,6 +99,95 @@ impl Schema {
             display_path(&e.instance_path().to_string())
         )))
     }
+}
+
+/// Keywords whose value is a map of subschemas, a subschema or a list of them (2020-12, with the
+/// older `definitions` and `additionalItems`).
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+const SUBSCHEMAS: &[&str] = &[
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// Add [`EXACT_INTEGER`] to every subschema of `schema` whose type is `integer` and not `number`.
+/// Only subschemas are visited, never values (`enum`, `const`, `default`, `examples`).
+fn mark_integers(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    let names = |t: &str| match map.get("type") {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(list)) => list.iter().any(|v| v.as_str() == Some(t)),
+        _ => false,
+    };
+    if names("integer") && !names("number") {
+        map.insert(EXACT_INTEGER.into(), Value::Bool(true));
+    }
+    for (key, value) in map.iter_mut() {
+        if SCHEMA_MAPS.contains(&key.as_str()) {
+            if let Value::Object(subs) = value {
+                subs.values_mut().for_each(mark_integers);
+            }
+        } else if SUBSCHEMAS.contains(&key.as_str()) {
+            match value {
+                Value::Array(list) => list.iter_mut().for_each(mark_integers),
+                other => mark_integers(other),
+            }
+        }
+    }
+}
+
+/// The [`EXACT_INTEGER`] keyword.
+struct ExactInteger;
+
+impl<'i> jsonschema::Keyword<'i> for ExactInteger {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        match beyond_64_bits(instance) {
+            Some(n) => Err(ValidationError::custom(format!(
+                "integer {n} is beyond 64 bits and cannot be sent exactly (JSON reading keeps \
+                 only the nearest floating-point number)"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        beyond_64_bits(instance).is_none()
+    }
+}
+
+/// `value` as read when it is a whole number outside the 64-bit integers (below -2^63, or 2^64
+/// and above). Every integer inside them is read exactly (as `i64` or `u64`); one outside is held
+/// as a float, rounded (`-2^63 - 1` reads as `-2^63`, hence `<=`).
+fn beyond_64_bits(value: &Value) -> Option<&serde_json::Number> {
+    let Value::Number(n) = value else {
+        return None;
+    };
+    if n.is_i64() || n.is_u64() {
+        return None;
+    }
+    let f = n.as_f64()?;
+    let outside = f >= 18_446_744_073_709_551_616.0 || f <= -9_223_372_036_854_775_808.0;
+    (f.fract() == 0.0 && outside).then_some(n)
 }
 
 fn display_path(pointer: &str) -> String {
@@ -79,7 +213,7 @@ pub fn arguments(
     input_schema: &Value,
     schema: &Schema,
     args: &Map<String, Value>,
-) -> Result<(), String> {
+) -> Result<(), Rejection> {
     let known = input_schema.get("properties").and_then(Value::as_object);
     let unknown: Vec<&str> = args
         .keys()
@@ -91,7 +225,7 @@ pub fn arguments(
             .map(|p| p.keys().map(|k| format!("`{k}`")).collect())
             .unwrap_or_default();
         let list: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
-        return Err(format!(
+        return Err(Rejection::invalid(format!(
             "unknown argument{} {} for tool `{tool}` (it takes: {})",
             if unknown.len() == 1 { "" } else { "s" },
             list.join(", "),
@@ -100,17 +234,25 @@ pub fn arguments(
             } else {
                 names.join(", ")
             }
-        ));
+        )));
     }
     let Some(v) = schema.validator(tool, "inputSchema") else {
-        return required_only(input_schema, args);
+        return required_only(input_schema, args).map_err(Rejection::invalid);
     };
     let instance = Value::Object(args.clone());
+    let mut refused = false;
     let problems: Vec<String> = v
         .iter_errors(&instance)
         .take(5)
         .map(|e| {
-            let path = e.instance_path().to_string();
+            // A refusal inside `anyOf`/`oneOf` is told as itself, not as "valid under none".
+            let (path, text) = match refusal(&e) {
+                Some(found) => {
+                    refused = true;
+                    found
+                }
+                None => (e.instance_path().to_string(), e.to_string()),
+            };
             let argument = path
                 .strip_prefix('/')
                 .map(|p| crate::read::pointer::unescape_token(p.split('/').next().unwrap_or(p)));
@@ -123,17 +265,35 @@ pub fn arguments(
                     format!("missing required argument `{name}`")
                 }
                 (_, Some(arg)) if path.matches('/').count() > 1 => {
-                    clip(&format!("argument `{arg}`: {e} (at {path})"))
+                    clip(&format!("argument `{arg}`: {text} (at {path})"))
                 }
-                (_, Some(arg)) => clip(&format!("argument `{arg}`: {e}")),
-                (_, None) => clip(&format!("arguments: {e}")),
+                (_, Some(arg)) => clip(&format!("argument `{arg}`: {text}")),
+                (_, None) => clip(&format!("arguments: {text}")),
             }
         })
         .collect();
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(format!("invalid arguments: {}", problems.join("; ")))
+        Err(Rejection {
+            message: format!("invalid arguments: {}", problems.join("; ")),
+            refused,
+        })
+    }
+}
+
+/// The instance path and message of an [`EXACT_INTEGER`] refusal: `e` itself, or one among the
+/// branches of the `anyOf`/`oneOf` that `e` reports.
+fn refusal(e: &ValidationError<'_>) -> Option<(String, String)> {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    match e.kind() {
+        Kind::Custom { keyword, .. } if keyword == EXACT_INTEGER => {
+            Some((e.instance_path().to_string(), e.to_string()))
+        }
+        Kind::AnyOf { context } | Kind::OneOfNotValid { context } => {
+            context.iter().flatten().find_map(|inner| refusal(inner))
+        }
+        _ => None,
     }
 }
 
@@ -166,8 +326,8 @@ mod tests {
             "properties": {"petId": {"type": "string"}, "limit": {"type": "integer"}},
             "required": ["petId"]
         });
-        let schema = Schema::new(Some(input.clone()));
-        arguments("t", &input, &schema, args.as_object().unwrap())
+        let schema = Schema::input(Some(input.clone()));
+        arguments("t", &input, &schema, args.as_object().unwrap()).map_err(|r| r.message)
     }
 
     #[test]
@@ -191,8 +351,65 @@ mod tests {
     fn uncompilable_schema_still_checks_required() {
         let input =
             json!({"type": "object", "properties": {"a": {"pattern": "("}}, "required": ["a"]});
-        let schema = Schema::new(Some(input.clone()));
+        let schema = Schema::input(Some(input.clone()));
         let e = arguments("t", &input, &schema, &Map::new()).unwrap_err();
-        assert!(e.contains("`a`"), "{e}");
+        assert!(e.message.contains("`a`"), "{e:?}");
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_refused_where_the_schema_says_integer() {
+        let input = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer"},
+                "scale": {"type": "number"},
+                "either": {"type": ["integer", "null"]},
+                "body": {"$ref": "#/$defs/Body"},
+                "ids": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}},
+                "choice": {"enum": [{"type": "integer"}]}
+            },
+            "$defs": {"Body": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+        });
+        let schema = Schema::input(Some(input.clone()));
+        let run = |text: &str| {
+            let args: Value = serde_json::from_str(text).unwrap();
+            arguments("t", &input, &schema, args.as_object().unwrap())
+        };
+        let e = run(r#"{"id": 1180591620717411303424}"#).unwrap_err();
+        assert!(e.refused, "{e:?}");
+        assert_eq!(
+            e.message,
+            "invalid arguments: argument `id`: integer 1.1805916207174113e+21 is beyond 64 bits \
+             and cannot be sent exactly (JSON reading keeps only the nearest floating-point \
+             number)"
+        );
+        for (text, argument) in [
+            (r#"{"id": -9223372036854775809}"#, "id"),
+            (r#"{"id": 18446744073709551616}"#, "id"),
+            (r#"{"id": 1e300}"#, "id"),
+            (r#"{"either": 1e20}"#, "either"),
+            (r#"{"body": {"n": 1e20}}"#, "body"),
+            (r#"{"ids": [1, 1e25]}"#, "ids"),
+        ] {
+            let e = run(text).unwrap_err();
+            assert!(e.refused, "{text}: {e:?}");
+            assert!(
+                e.message.contains(&format!("argument `{argument}`")),
+                "{e:?}"
+            );
+            assert!(e.message.contains("beyond 64 bits"), "{e:?}");
+        }
+        // Within 64 bits, a `number`, and values that are not schemas: accepted.
+        for text in [
+            r#"{"id": 18446744073709551615, "scale": 1.5e300}"#,
+            r#"{"id": -9223372036854775808, "either": null}"#,
+            r#"{"scale": 1180591620717411303424, "body": {"n": 3}}"#,
+            r#"{"choice": {"type": "integer"}}"#,
+        ] {
+            assert_eq!(run(text), Ok(()), "{text}");
+        }
+        // A wrong type is a schema violation, not a refusal.
+        let e = run(r#"{"id": 1.5}"#).unwrap_err();
+        assert!(!e.refused, "{e:?}");
     }
 }
