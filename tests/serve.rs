@@ -797,6 +797,31 @@ fn integers_beyond_64_bits_are_refused_and_nothing_is_sent() {
 }
 
 #[test]
+fn validation_past_its_work_budget_is_refused_and_nothing_is_sent() {
+    let api = Api::start();
+    let mut s = Session::start_spec(ATTACK, &["--base-url", &api.base, "--verbose"], &[]);
+    s.initialize();
+    // Each string takes `^(a|aa)+\1$` past the backtracking limit: without a bound, minutes.
+    let hostile: Vec<String> = (0..1000)
+        .map(|i| format!("{}!", "a".repeat(100 + i)))
+        .collect();
+    let r = s.call("tag_all", json!({ "tags": hostile }));
+    assert!(is_error(&r), "{r}");
+    assert!(
+        text(&r).starts_with("validation of argument `tags` exceeded its work budget"),
+        "{r}"
+    );
+    assert_eq!(api.count(), 0, "nothing may be sent");
+    s.call("tag_all", json!({"tags": ["aa", "aaaa"]}));
+    assert_eq!(api.last().body, br#"{"tags":["aa","aaaa"]}"#);
+    let log = s.finish();
+    assert!(
+        log.contains("openapi-mcp: refused: a call to `tag_all`: validation of argument `tags`"),
+        "{log}"
+    );
+}
+
+#[test]
 fn cookie_keys_cannot_add_or_shadow_a_cookie() {
     let api = Api::start();
     let env = [
