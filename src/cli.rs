@@ -223,12 +223,19 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub hints: Option<PathBuf>,
     /// Send every request to this base URL instead of the document's servers (it replaces the
-    /// server URL entirely, so include any path prefix such as `/v1`).
+    /// server URL entirely, so include any path prefix such as `/v1`). Default:
+    /// OPENAPI_MCP_BASE_URL, which keeps a password in the URL out of the process list.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// Add this header to every request: `--header 'Name: value'` (repeatable).
+    /// Add this header to every request: `--header 'Name: value'` (repeatable). The process list
+    /// shows it: pass credentials with --header-file or OPENAPI_MCP_HEADERS instead.
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// Add the headers in FILE to every request, one `Name: value` a line (blank lines and
+    /// `#` comments skipped; repeatable), as credentials: masked as `***` in results and logs.
+    /// OPENAPI_MCP_HEADERS is read the same way; a --header of the same name wins.
+    #[arg(long = "header-file", value_name = "FILE")]
+    pub header_files: Vec<PathBuf>,
     /// Seconds one request may take (connecting, sending, reading the response).
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub timeout: u64,
@@ -292,6 +299,7 @@ impl ServeArgs {
             hints: self.hints.clone(),
             base_url: self.base_url.clone(),
             headers: self.headers.clone(),
+            header_files: self.header_files.clone(),
             timeout: self.timeout,
             verbose: self.verbose,
             secret_headers: self.secret_header.clone(),

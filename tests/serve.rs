@@ -210,6 +210,8 @@ fn binary() -> Command {
         "OPENAPI_MCP_BASIC_PASSWORD",
         "OPENAPI_MCP_SID",
         "OPENAPI_MCP_QKEY",
+        "OPENAPI_MCP_BASE_URL",
+        "OPENAPI_MCP_HEADERS",
     ] {
         c.env_remove(var);
     }
@@ -967,6 +969,120 @@ fn credentials_never_reach_the_client_or_the_log() {
         stderr.contains("the credential from OPENAPI_MCP_SID is shorter than 8 characters"),
         "{stderr}"
     );
+}
+
+#[test]
+fn headers_and_the_base_url_can_come_from_the_environment_or_a_file() {
+    let api = Api::start();
+    let origin = api.origin().strip_prefix("http://").unwrap();
+    let base = format!("http://ann:env-pass-97531@{origin}/v1");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("headers.txt");
+    std::fs::write(
+        &file,
+        "# for the test\n\nX-File-Secret: file-secret-24680\r\nX-Both: from-the-file-1357\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let env = [
+        ("OPENAPI_MCP_BASE_URL", base.as_str()),
+        (
+            "OPENAPI_MCP_HEADERS",
+            "X-Env-Token: env-token-86420\nX-Both: from-the-env-0000\nX-Plain: env-plain-11223",
+        ),
+    ];
+    let mut s = Session::start_spec(
+        ATTACK,
+        &[
+            "--header-file",
+            file,
+            "--header",
+            "X-Tenant: acme-tenant",
+            "--header",
+            "X-Plain: flag-wins-4455",
+            "--verbose",
+        ],
+        &env,
+    );
+    s.initialize();
+    let r = s.call("echo", json!({}));
+    assert!(!is_error(&r), "{r}");
+    let q = api.last();
+    assert_eq!(q.header("X-Env-Token"), Some("env-token-86420"));
+    assert_eq!(q.header("X-File-Secret"), Some("file-secret-24680"));
+    // A file comes after the variable, the command line after both.
+    assert_eq!(q.header("X-Both"), Some("from-the-file-1357"));
+    assert_eq!(q.header("X-Plain"), Some("flag-wins-4455"));
+    assert_eq!(q.header("X-Tenant"), Some("acme-tenant"));
+    let basic = base64::engine::general_purpose::STANDARD.encode("ann:env-pass-97531");
+    assert_eq!(
+        q.header("Authorization"),
+        Some(format!("Basic {basic}").as_str())
+    );
+    // Every value from the variable or the file is a credential, whatever its name.
+    let secrets = [
+        "env-token-86420",
+        "file-secret-24680",
+        "from-the-file-1357",
+        "env-pass-97531",
+        basic.as_str(),
+    ];
+    let shown = r.to_string();
+    for secret in secrets {
+        assert!(
+            !shown.contains(secret),
+            "{secret} reached the client: {shown}"
+        );
+    }
+    assert!(shown.contains("acme-tenant"), "{shown}");
+    let log = s.finish();
+    for secret in secrets {
+        assert!(!log.contains(secret), "{secret} reached the log: {log}");
+    }
+    for line in [
+        "openapi-mcp: base URL from OPENAPI_MCP_BASE_URL",
+        "openapi-mcp: headers X-Env-Token, X-Both, X-Plain from OPENAPI_MCP_HEADERS",
+        &format!("openapi-mcp: headers X-File-Secret, X-Both from --header-file {file}"),
+        "credentials are sent to http://127.0.0.1:",
+    ] {
+        assert!(log.contains(line), "{line:?} missing: {log}");
+    }
+
+    // An unreadable file, a bad line and a bad URL stop the start (exit 2), naming where they
+    // came from and never quoting the value.
+    let missing = dir.path().join("missing.txt");
+    let missing = missing.to_str().unwrap();
+    let out = run_bounded(binary().args(["serve", ATTACK, "--header-file", missing]));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("--header-file {missing}: cannot read it")),
+        "{stderr}"
+    );
+    let out = run_bounded(
+        binary()
+            .args(["serve", ATTACK, "--base-url", "http://127.0.0.1:9"])
+            .env("OPENAPI_MCP_HEADERS", "X-Ok: fine\nbad-line-secret-8642"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("OPENAPI_MCP_HEADERS line 2: no `:`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("bad-line-secret-8642"), "{stderr}");
+    let out = run_bounded(
+        binary()
+            .args(["serve", ATTACK])
+            .env("OPENAPI_MCP_BASE_URL", "ftp://ann:url-secret-7531@h"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("OPENAPI_MCP_BASE_URL: expected an absolute http:// or https:// URL"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("url-secret-7531"), "{stderr}");
 }
 
 #[test]

@@ -40,10 +40,12 @@ pub struct ServeOptions {
     pub spec: PathBuf,
     /// A reviewed hints file to apply.
     pub hints: Option<PathBuf>,
-    /// Send every request here instead of the document's servers.
+    /// Send every request here instead of the document's servers (default: [`BASE_URL`]).
     pub base_url: Option<String>,
     /// Headers added to every request, each `Name: value`.
     pub headers: Vec<String>,
+    /// Files of more headers, one `Name: value` a line, all credentials (as [`HEADERS`]).
+    pub header_files: Vec<PathBuf>,
     /// Seconds one request may take.
     pub timeout: u64,
     /// One line per request on standard error.
@@ -78,6 +80,14 @@ pub struct ServeOptions {
 
 /// The variable holding the bearer token HTTP clients must send.
 pub const HTTP_TOKEN: &str = "OPENAPI_MCP_HTTP_TOKEN";
+
+/// The variable holding the base URL when `--base-url` is not given: a password in it stays
+/// out of the process list.
+pub const BASE_URL: &str = "OPENAPI_MCP_BASE_URL";
+
+/// The variable holding headers added to every request, one `Name: value` a line, all
+/// credentials: the way to pass a secret header without the process list showing it.
+pub const HEADERS: &str = "OPENAPI_MCP_HEADERS";
 
 /// Seconds to wait, beyond `--timeout`, for calls in flight after SIGTERM.
 const DRAIN_EXTRA: u64 = 5;
@@ -327,12 +337,17 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     if args.timeout == 0 {
         return Err(Error::Usage("--timeout must be at least 1 second".into()));
     }
-    let headers = args
-        .headers
-        .iter()
-        .map(|h| parse_header(h))
-        .collect::<Result<Vec<_>>>()?;
-    let base_url = args.base_url.as_deref().map(absolute_url).transpose()?;
+    let headers = given_headers(args, env)?;
+    let base_url = match &args.base_url {
+        Some(url) => Some(absolute_url(url, "--base-url")?),
+        None => match env(BASE_URL).filter(|u| !u.trim().is_empty()) {
+            Some(url) => {
+                eprintln!("openapi-mcp: base URL from {BASE_URL}");
+                Some(absolute_url(&url, BASE_URL)?)
+            }
+            None => None,
+        },
+    };
 
     let doc = crate::read::load_file_in(&args.spec, args.ref_root.as_deref())?;
     let hints = args
@@ -387,9 +402,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     let mut short: Vec<String> = credentials.short.clone();
     let mut bases: Vec<String> = Vec::new();
     // The origins (scheme://host[:port]) credentials are sent to; a secret `--header` goes to all.
-    let secret_header = headers
-        .iter()
-        .any(|(name, _)| auth::is_secret_header(name, &args.secret_headers));
+    let secret_header = headers.iter().any(|h| h.secret);
     let mut credited: Vec<String> = Vec::new();
     let mut entries = Vec::with_capacity(conversion.tools.len());
     for ((tool, creds), base) in conversion.tools.into_iter().zip(creds).zip(tool_bases) {
@@ -428,8 +441,14 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         }
         secrets.extend(info);
     }
-    for (name, value) in &headers {
-        if auth::is_secret_header(name, &args.secret_headers) {
+    for Given {
+        name,
+        value,
+        from,
+        secret,
+    } in &headers
+    {
+        if *secret {
             let material = auth::header_secrets(name, value);
             // The token after a scheme word (or each cookie value), else the whole value.
             let inner = if material.len() > 1 {
@@ -438,7 +457,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
                 &material[..]
             };
             if inner.iter().any(|m| m.chars().count() < auth::SHORT_SECRET) {
-                short.push(format!("--header {name}"));
+                short.push(format!("{from} {name}"));
             }
             secrets.extend(material);
         }
@@ -480,7 +499,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         listing: Arc::new(listing),
         client: http::Client::new(Duration::from_secs(args.timeout), args.verbose)
             .stream_bytes(max_result_bytes),
-        headers,
+        headers: headers.into_iter().map(|h| (h.name, h.value)).collect(),
         secrets: auth::SharedSecrets::new(secrets),
         tokens: oauth::Tokens::new(credentials.clients),
         permits: Arc::new(tokio::sync::Semaphore::new(max_calls)),
@@ -493,10 +512,69 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     })
 }
 
+/// A header added to every request, and where it was given.
+struct Given {
+    name: String,
+    value: String,
+    /// `--header`, [`HEADERS`] or `--header-file FILE`, for messages.
+    from: String,
+    /// A credential: masked like one.
+    secret: bool,
+}
+
+/// The headers of [`HEADERS`], each `--header-file` and each `--header`, in that order: a later
+/// one replaces an earlier one of the same name when the request is built, so the command line
+/// wins. Those of the variable and the files are all credentials; a `--header` is one by its
+/// name (or `--secret-header`).
+fn given_headers(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Given>> {
+    let mut out = Vec::new();
+    let mut lines = |text: &str, from: &str| -> Result<()> {
+        let mut names = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim_start_matches('\u{feff}').trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (name, value) = parse_header(line, &format!("{from} line {}", i + 1))?;
+            names.push(name.clone());
+            out.push(Given {
+                name,
+                value,
+                from: from.to_string(),
+                secret: true,
+            });
+        }
+        if !names.is_empty() {
+            eprintln!("openapi-mcp: headers {} from {from}", names.join(", "));
+        }
+        Ok(())
+    };
+    if let Some(text) = env(HEADERS) {
+        lines(&text, HEADERS)?;
+    }
+    for file in &args.header_files {
+        let from = format!("--header-file {}", file.display());
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| Error::Usage(format!("{from}: cannot read it: {e}")))?;
+        lines(&text, &from)?;
+    }
+    for h in &args.headers {
+        let (name, value) = parse_header(h, "--header")?;
+        let secret = auth::is_secret_header(&name, &args.secret_headers);
+        out.push(Given {
+            name,
+            value,
+            from: "--header".into(),
+            secret,
+        });
+    }
+    Ok(out)
+}
+
 /// `Name: value` -> (name, value). The name must be an HTTP token and the value free of line
-/// breaks; the value is never echoed (it may be a credential).
-fn parse_header(h: &str) -> Result<(String, String)> {
-    let bad = |why: &str| Error::Usage(format!("--header: {why} (expected 'Name: value')"));
+/// breaks; the value is never echoed (it may be a credential). `from` says where it was given.
+fn parse_header(h: &str, from: &str) -> Result<(String, String)> {
+    let bad = |why: &str| Error::Usage(format!("{from}: {why} (expected 'Name: value')"));
     let (name, value) = h.split_once(':').ok_or_else(|| bad("no `:`"))?;
     let name = name.trim();
     let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
@@ -513,20 +591,27 @@ fn parse_header(h: &str) -> Result<(String, String)> {
 }
 
 /// Check that `url` is an absolute http(s) URL with a host; return it without a trailing slash.
-fn absolute_url(url: &str) -> Result<String> {
+/// `from` names where it was given in messages: `--base-url` with the URL (its password
+/// hidden), a variable without it.
+fn absolute_url(url: &str, from: &str) -> Result<String> {
     let url = url.trim();
+    let shown = if from.starts_with("--") {
+        format!("{from} {:?}", auth::hide_password(url))
+    } else {
+        from.to_string()
+    };
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))
         .ok_or_else(|| {
             Error::Usage(format!(
-                "--base-url {url:?}: expected an absolute http:// or https:// URL"
+                "{shown}: expected an absolute http:// or https:// URL"
             ))
         })?;
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     if host.is_empty() || rest.contains(['?', '#']) || url.contains(char::is_whitespace) {
         return Err(Error::Usage(format!(
-            "--base-url {url:?}: expected scheme://host[:port][/path], without query or fragment"
+            "{shown}: expected scheme://host[:port][/path], without query or fragment"
         )));
     }
     Ok(url.trim_end_matches('/').to_string())
@@ -588,7 +673,7 @@ fn server_url(tool: &crate::Tool) -> Result<String> {
             }
         )));
     }
-    absolute_url(real).map_err(|_| {
+    absolute_url(real, "the server URL").map_err(|_| {
         Error::Usage(format!(
             "tool {}: server URL {server:?} is not usable; pass --base-url URL",
             tool.name
@@ -638,12 +723,12 @@ mod tests {
     #[test]
     fn headers_parse() {
         assert_eq!(
-            parse_header("X-Api-Version:  2 ").unwrap(),
+            parse_header("X-Api-Version:  2 ", "--header").unwrap(),
             ("X-Api-Version".to_string(), "2".to_string())
         );
-        assert!(parse_header("no colon").is_err());
-        assert!(parse_header("Bad Name: x").is_err());
-        let e = parse_header("X: a\nb").unwrap_err().to_string();
+        assert!(parse_header("no colon", "--header").is_err());
+        assert!(parse_header("Bad Name: x", "--header").is_err());
+        let e = parse_header("X: a\nb", "--header").unwrap_err().to_string();
         assert!(!e.contains("a\nb"));
     }
 
@@ -683,12 +768,12 @@ mod tests {
     #[test]
     fn base_urls() {
         assert_eq!(
-            absolute_url("http://127.0.0.1:8/v1/").unwrap(),
+            absolute_url("http://127.0.0.1:8/v1/", "--base-url").unwrap(),
             "http://127.0.0.1:8/v1"
         );
-        assert!(absolute_url("/v1").is_err());
-        assert!(absolute_url("ftp://x").is_err());
-        assert!(absolute_url("http:///x").is_err());
-        assert!(absolute_url("http://h/?q=1").is_err());
+        assert!(absolute_url("/v1", "--base-url").is_err());
+        assert!(absolute_url("ftp://x", "--base-url").is_err());
+        assert!(absolute_url("http:///x", "--base-url").is_err());
+        assert!(absolute_url("http://h/?q=1", "--base-url").is_err());
     }
 }
