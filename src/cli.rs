@@ -37,7 +37,6 @@ pub enum Command {
     /// Rank the operations of SPEC for a free-text request ("add a comment to an issue"), best
     /// first; finding nothing is an empty list, not an error.
     Search(SearchArgs),
-    /// Run the tools as an MCP server over stdio that sends each call to the real API.
     /// Run the tools as an MCP server (stdio, or Streamable HTTP with --http) that sends each call
     /// to the real API.
     #[cfg(feature = "serve")]
