@@ -382,8 +382,8 @@ pub struct SelectArgs {
     #[arg(long)]
     pub no_output_schema: bool,
     /// How hints are suggested: `evidence` weighs the operation's name, summary, path and body
-    /// and the API's style over the HTTP method table (see README, "Hint suggestions");
-    /// `method` uses the method table alone (the suggestions of earlier versions, byte for byte).
+    /// and the API's style over the HTTP method table (see README, "Suggested hints");
+    /// `method` uses the method table alone.
     #[arg(long, value_enum, default_value_t = Suggest::Evidence)]
     pub suggest: Suggest,
 }

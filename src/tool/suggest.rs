@@ -16,7 +16,7 @@ pub enum Suggest {
     /// The method table, then what the operation's name, summary, path and body say.
     #[default]
     Evidence,
-    /// The HTTP method table only (the output of versions before 0.2).
+    /// The HTTP method table only: GET reads, PUT is idempotent, DELETE destructive.
     Method,
 }
 
