@@ -11,6 +11,10 @@ use serde_json::Value;
 /// The `_meta` key under which a tool's HTTP call mapping is written.
 pub const META_KEY: &str = "openapi-mcp/http";
 
+/// The `_meta` key of a tool's result size limit in characters (Claude Code's), written from a
+/// hints entry's `maxResultBytes`.
+pub const MAX_RESULT_KEY: &str = "anthropic/maxResultSizeChars";
+
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -166,7 +170,22 @@ impl Serialize for ToolOut<'_> {
             m.serialize_entry("outputSchema", o)?;
         }
         m.serialize_entry("annotations", &AnnotationsOut(t))?;
-        m.serialize_entry("_meta", &One(META_KEY, &CallOut(&t.call)))?;
+        m.serialize_entry("_meta", &MetaOut(t))?;
+        m.end()
+    }
+}
+
+/// `{"openapi-mcp/http": CALL, "anthropic/maxResultSizeChars"?: N}`.
+struct MetaOut<'a>(&'a Tool);
+
+impl Serialize for MetaOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let limit = self.0.review.as_ref().and_then(|r| r.max_result_bytes);
+        let mut m = s.serialize_map(Some(1 + usize::from(limit.is_some())))?;
+        m.serialize_entry(META_KEY, &CallOut(&self.0.call))?;
+        if let Some(n) = limit {
+            m.serialize_entry(MAX_RESULT_KEY, &n)?;
+        }
         m.end()
     }
 }

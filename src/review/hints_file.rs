@@ -57,6 +57,7 @@ impl HintsFile {
             ),
         })?;
         file.source = source;
+        file.check_limits()?;
         Ok(file)
     }
 
@@ -322,6 +323,9 @@ fn write_entry(out: &mut String, name: &str, e: &Entry, tool: Option<&Tool>) {
     if let Some(d) = e.disabled {
         let _ = writeln!(out, "    disabled: {d}");
     }
+    if let Some(n) = e.max_result_bytes {
+        let _ = writeln!(out, "    maxResultBytes: {n}");
+    }
     let _ = writeln!(out, "    reviewed: {}", e.reviewed);
     if let Some(n) = &e.note {
         let _ = writeln!(out, "    note: {}", quote(n));
@@ -452,6 +456,52 @@ mod tests {
         let again = HintsFile::parse("h.yaml", &text).unwrap();
         assert_eq!(again, new);
         again.apply(&mut tools.clone()).unwrap();
+    }
+
+    /// `maxResultBytes` is read, applied (and written to `_meta`), kept by `--update` and
+    /// refused outside its range at its line and column.
+    #[test]
+    fn max_result_bytes_is_kept_and_checked() {
+        let mut tools = tools();
+        let text = "tools:\n  list_orders:\n    maxResultBytes: 200000\n    reviewed: true\n";
+        let file = HintsFile::parse("h.yaml", text).unwrap();
+        file.apply(&mut tools).unwrap();
+        let listed = tools.iter().find(|t| t.name == "list_orders").unwrap();
+        assert_eq!(
+            listed.review.as_ref().unwrap().max_result_bytes,
+            Some(200_000)
+        );
+        let meta = &crate::emit::tool_json(listed)["_meta"];
+        assert_eq!(meta["anthropic/maxResultSizeChars"], 200_000);
+        assert!(meta["openapi-mcp/http"].is_object());
+        let other = tools.iter().find(|t| t.name == "refund_order").unwrap();
+        assert!(
+            crate::emit::tool_json(other)["_meta"]
+                .get("anthropic/maxResultSizeChars")
+                .is_none()
+        );
+        let (new, _) = update(&file, &self::tools());
+        let written = render(&new, &self::tools());
+        assert!(
+            written.contains("    maxResultBytes: 200000\n"),
+            "{written}"
+        );
+        assert_eq!(HintsFile::parse("h.yaml", &written).unwrap(), new);
+        let e = HintsFile::parse("h.yaml", "tools:\n  list_orders:\n    maxResultBytes: 10\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("h.yaml:3:"), "{e}");
+        assert!(
+            e.contains("maxResultBytes 10 is outside 1024..=10485760"),
+            "{e}"
+        );
+        let e = HintsFile::parse(
+            "h.yaml",
+            "tools:\n  list_orders:\n    maxResultBytes: lots\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("h.yaml:3:"), "{e}");
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub struct Review {
     pub note: Option<String>,
     /// What the entry curates: `name`, `description`, `title`.
     pub curated: Vec<&'static str>,
+    /// The tool's result budget in bytes (`maxResultBytes`), written as
+    /// `_meta["anthropic/maxResultSizeChars"]`.
+    pub max_result_bytes: Option<usize>,
 }
 
 /// Where a tool came from in the document, for review and lint.

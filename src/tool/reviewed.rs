@@ -102,10 +102,17 @@ pub struct Entry {
     pub description: Option<String>,
     /// `true`: the tool is dropped; `false`: kept although `defaults:` disables tools.
     pub disabled: Option<bool>,
+    /// The tool's result budget under `serve`, in bytes (over `--max-result-bytes`); also
+    /// written as `_meta["anthropic/maxResultSizeChars"]`.
+    pub max_result_bytes: Option<u64>,
     #[serde(default)]
     pub reviewed: bool,
     pub note: Option<String>,
 }
+
+/// The range of an entry's `maxResultBytes`: `serve --max-result-bytes`'s least, and the
+/// largest answer `serve` reads (10 MiB).
+pub const MAX_RESULT_BYTES: std::ops::RangeInclusive<u64> = 1024..=10 * 1024 * 1024;
 
 /// The `defaults:` block: hints for every tool, below a tool's entry and the document's
 /// extensions, above the suggestion.
@@ -245,6 +252,24 @@ impl HintsFile {
 
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&String, &Entry)> {
         self.tools.iter().flatten()
+    }
+
+    /// An error at the first entry whose `maxResultBytes` is outside [`MAX_RESULT_BYTES`].
+    pub fn check_limits(&self) -> Result<()> {
+        for (key, e) in self.entries() {
+            if let Some(n) = e.max_result_bytes.filter(|n| !MAX_RESULT_BYTES.contains(n)) {
+                return Err(self.error_at(
+                    key,
+                    Some("maxResultBytes"),
+                    format!(
+                        "maxResultBytes {n} is outside {}..={} (bytes of a tool result)",
+                        MAX_RESULT_BYTES.start(),
+                        MAX_RESULT_BYTES.end()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The entry of key `key`.
@@ -631,6 +656,7 @@ impl Entry {
                 .filter(|(_, c)| *c)
                 .map(|(k, _)| *k)
                 .collect(),
+            max_result_bytes: self.max_result_bytes.and_then(|n| usize::try_from(n).ok()),
         });
     }
 
@@ -648,6 +674,7 @@ impl Entry {
             name: None,
             description: None,
             disabled: None,
+            max_result_bytes: None,
             reviewed: false,
             note: None,
         }
