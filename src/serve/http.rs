@@ -27,6 +27,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// For a `text/event-stream` answer: why reading stopped.
     pub stream: Option<Stopped>,
+    /// The `Link` header (several joined with `, `), for the budget's next page.
+    pub link: Option<String>,
 }
 
 impl Reply {
@@ -129,6 +131,13 @@ impl Client {
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        let links: Vec<&str> = response
+            .headers()
+            .get_all(http::header::LINK)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let link = (!links.is_empty()).then(|| links.join(", "));
         if content_type.as_deref().is_some_and(is_event_stream) {
             let mut reader = response.body_mut().with_config().limit(MAX_BODY).reader();
             let describe = |e| self.describe(e);
@@ -144,6 +153,7 @@ impl Client {
                 content_type,
                 body,
                 stream: Some(stopped),
+                link,
             });
         }
         let body = response
@@ -157,6 +167,7 @@ impl Client {
             content_type,
             body,
             stream: None,
+            link,
         })
     }
 

@@ -582,6 +582,7 @@ mod tests {
             content_type: (!ct.is_empty()).then(|| ct.to_string()),
             body: body.to_vec(),
             stream: None,
+            link: None,
         }
     }
 
