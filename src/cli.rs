@@ -284,6 +284,11 @@ pub struct ServeArgs {
     /// items and the result says so (the default fits Claude Code's limits).
     #[arg(long, value_name = "BYTES", default_value_t = openapi_mcp::serve::budget::DEFAULT_MAX_RESULT_BYTES as u32, value_parser = clap::value_parser!(u32).range(1024..))]
     pub max_result_bytes: u32,
+    /// Which copies of a JSON answer a result carries: `both` (structuredContent and the same
+    /// JSON as text, as MCP asks), `text` (needs --no-output-schema) or `structured`; both copies
+    /// count against --max-result-bytes.
+    #[arg(long, value_name = "COPIES", value_enum, default_value_t = openapi_mcp::serve::budget::Copies::Both)]
+    pub result_copies: openapi_mcp::serve::budget::Copies,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -314,6 +319,7 @@ impl ServeArgs {
             max_body: self.max_body as usize,
             max_requests: usize::from(self.max_requests),
             max_result_bytes: self.max_result_bytes as usize,
+            result_copies: self.result_copies,
         }
     }
 }

@@ -76,6 +76,9 @@ pub struct ServeOptions {
     pub max_requests: usize,
     /// Largest tool result in bytes of serialized JSON (0: [`budget::DEFAULT_MAX_RESULT_BYTES`]).
     pub max_result_bytes: usize,
+    /// Which copies of a JSON answer a result carries; `Text` needs the tools without
+    /// `outputSchema` (`conversion.output_schema` false).
+    pub result_copies: budget::Copies,
 }
 
 /// The variable holding the bearer token HTTP clients must send.
@@ -337,6 +340,15 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
     if args.timeout == 0 {
         return Err(Error::Usage("--timeout must be at least 1 second".into()));
     }
+    if args.result_copies == budget::Copies::Text && args.conversion.output_schema && !args.dynamic
+    {
+        // MCP: a tool with an outputSchema MUST return structured results; clients check it.
+        return Err(Error::Usage(
+            "--result-copies text sends no structuredContent, which a tool with an outputSchema \
+             must return: add --no-output-schema"
+                .into(),
+        ));
+    }
     let headers = given_headers(args, env)?;
     let base_url = match &args.base_url {
         Some(url) => Some(absolute_url(url, "--base-url")?),
@@ -508,6 +520,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         unwritten: args.http.is_none().then(Arc::default),
         waiting: Default::default(),
         max_result_bytes,
+        result_copies: args.result_copies,
         verbose: args.verbose,
     })
 }

@@ -224,8 +224,11 @@ pub struct State {
     pub unwritten: Option<Arc<Unwritten>>,
     /// Bytes of arguments (about) held by calls waiting for a place.
     pub waiting: AtomicUsize,
-    /// Largest tool result in bytes of serialized JSON (`--max-result-bytes`).
+    /// Largest tool result in bytes of serialized JSON (`--max-result-bytes`; a tool's
+    /// `maxResultBytes` hint wins for it).
     pub max_result_bytes: usize,
+    /// Which copies of a JSON answer a result carries (`--result-copies`).
+    pub result_copies: budget::Copies,
     /// `--verbose`: refused calls are logged too.
     pub verbose: bool,
 }
@@ -380,30 +383,63 @@ impl ServerHandler for Server {
 }
 
 /// Run one call to completion (blocking: validation, request, response); every credential in
-/// the result is masked, then an error's text is bounded and a success kept within the result
-/// budget.
+/// the result is masked, then an error's text is bounded and a success kept within the tool's
+/// result budget.
 pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
-    let result = run_call(state, i, args);
-    let result = response::bound_error(response::redact_result(result, &state.secrets.get()));
+    let mut link = None;
+    let result = run_call(state, i, args, &mut link);
+    let secrets = state.secrets.get();
+    let result = response::bound_error(response::redact_result(result, &secrets));
     let Some(entry) = state.entries.get(i) else {
         return result;
     };
-    let inputs: Vec<String> = entry
-        .tool
-        .call
-        .arguments
-        .iter()
-        .map(|a| a.name.clone())
-        .collect();
+    let budget = entry_budget(state, entry);
+    let result = budget::copies(result, state.result_copies);
+    if budget::bytes(&result) <= budget || result.is_error == Some(true) {
+        return result;
+    }
+    let checks = entry.checks();
+    let output = entry.tool.output_schema.as_ref().map(|s| s.to_value());
+    let link = link.map(|l| secrets.redact(&l).into_owned());
+    let valid = |v: &Value| {
+        checks
+            .output
+            .problem(&entry.tool.name, "outputSchema", v)
+            .is_none()
+    };
     budget::fit(
         result,
-        state.max_result_bytes,
-        entry.tool.call.output_wrapped.as_deref(),
-        &inputs,
+        &budget::Call {
+            budget,
+            wrapped: entry.tool.call.output_wrapped.as_deref(),
+            input: &checks.input_value,
+            output: output.as_ref(),
+            arguments: &entry.tool.call.arguments,
+            args,
+            link: link.as_deref(),
+            copies: state.result_copies,
+            valid: &valid,
+        },
     )
 }
 
-fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
+/// The result budget of `entry`'s calls: its `maxResultBytes` hint, else `--max-result-bytes`.
+fn entry_budget(state: &State, entry: &Entry) -> usize {
+    entry
+        .tool
+        .review
+        .as_ref()
+        .and_then(|r| r.max_result_bytes)
+        .unwrap_or(state.max_result_bytes)
+}
+
+/// The call's result; `link` gets the answer's `Link` header.
+fn run_call(
+    state: &State,
+    i: usize,
+    args: &Map<String, Value>,
+    link: &mut Option<String>,
+) -> CallToolResult {
     let Some(entry) = state.entries.get(i) else {
         return response::error("unknown tool");
     };
@@ -454,13 +490,14 @@ fn run_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
     match sent {
         Ok(reply) => {
             let check = |v: &Value| checks.output.problem(&tool.name, "outputSchema", v);
+            link.clone_from(&reply.link);
             response::to_result(
                 &reply,
                 &shown,
                 tool.call.output_wrapped.as_deref(),
                 &check,
                 &secrets,
-                state.max_result_bytes,
+                entry_budget(state, entry),
             )
         }
         Err(message) => response::error(format!("{} {shown} failed: {message}", prepared.method)),
