@@ -1755,3 +1755,290 @@ fn dynamic_calls_return_the_same_content() {
     assert!(text(&r).contains("was not sent"), "{r}");
     s.finish();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Results over the budget (specs/serve/pages.yaml, tests/common/pages.rs).
+
+fn pages_session(pages: &common::pages::Pages, extra: &[&str]) -> Session {
+    let mut args = vec!["--base-url", pages.base.as_str()];
+    args.extend_from_slice(extra);
+    let mut s = Session::start_spec(common::pages::SPEC, &args, &[]);
+    s.initialize();
+    s
+}
+
+fn size(result: &Value) -> usize {
+    serde_json::to_vec(result).unwrap().len()
+}
+
+/// The JSON object a note tells the model to call again with, after `call again with `.
+fn again(note: &str) -> Value {
+    let start = note.find("call again with {").expect("a continuation") + 16;
+    let mut depth = 0;
+    for (i, c) in note[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return serde_json::from_str(&note[start..start + i + 1]).unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("no object in {note}")
+}
+
+/// A page of 100 issues (about 50 KB, with a `Link` header) is cut to the budget: the note says
+/// how many were sent and the arguments of a smaller page that starts at the first one not
+/// sent; that call answers exactly the next issues, whole. A page sent whole (long bodies
+/// shortened) names the next page from the `Link` header: only the argument that changes.
+#[test]
+fn a_long_list_is_cut_and_continued_from_its_link_header() {
+    let pages = common::pages::Pages::start();
+    let mut s = pages_session(&pages, &[]);
+    let r = s.call(
+        "list_issues",
+        json!({"state": "open", "page": 1, "per_page": 100}),
+    );
+    assert!(!is_error(&r), "{r}");
+    assert!(size(&r) <= 40_000, "{} bytes", size(&r));
+    let items = r["structuredContent"]["result"].as_array().unwrap();
+    let kept = items.len();
+    assert!(kept > 10 && kept < 100, "{kept}");
+    assert_eq!(items[kept - 1]["number"], kept - 1);
+    let note = text(&r);
+    assert!(note.contains(&format!("{kept} of 100 items")), "{note}");
+    let next = again(&note);
+    assert_eq!(next, json!({"page": 2, "per_page": kept}), "{note}");
+    let copy: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(copy.as_array().unwrap().len(), kept);
+
+    let mut args = json!({"state": "open"});
+    args.as_object_mut()
+        .unwrap()
+        .extend(next.as_object().unwrap().clone());
+    let r = s.call("list_issues", args);
+    let items = r["structuredContent"]["result"].as_array().unwrap();
+    assert_eq!(items.len(), kept, "{r}");
+    assert_eq!(items[0]["number"], kept, "the first issue not sent before");
+    assert_eq!(r["content"].as_array().unwrap().len(), 1, "sent whole: {r}");
+
+    // Three closed issues of 30,000 characters each: all three sent, bodies shortened.
+    let r = s.call(
+        "list_issues",
+        json!({"state": "closed", "page": 2, "per_page": 3}),
+    );
+    assert!(size(&r) <= 40_000, "{} bytes", size(&r));
+    let items = r["structuredContent"]["result"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[2]["number"], 5);
+    assert!(items[0]["body"].as_str().unwrap().contains("…[cut "), "{r}");
+    let note = text(&r);
+    assert!(note.contains("3 long strings were shortened"), "{note}");
+    assert_eq!(again(&note), json!({"page": 3}), "{note}");
+    s.finish();
+}
+
+/// A list whose body names the next cursor: cut, the note asks for a smaller page (the tool's
+/// `limit`), whose answer's cursor then goes on from the first user not sent; a page sent whole
+/// with shortened strings names the next cursor as the tool's `cursor` argument.
+#[test]
+fn a_cursor_paginated_list_names_its_next_cursor() {
+    let pages = common::pages::Pages::start();
+    let mut s = pages_session(&pages, &[]);
+    let r = s.call("list_users", json!({"limit": 200}));
+    assert!(size(&r) <= 40_000, "{} bytes", size(&r));
+    let kept = r["structuredContent"]["members"].as_array().unwrap().len();
+    assert!(kept > 10 && kept < 200, "{kept}");
+    let note = text(&r);
+    assert!(
+        note.contains(&format!("{kept} of 200 items of `members`")),
+        "{note}"
+    );
+    assert_eq!(again(&note), json!({"limit": kept}), "{note}");
+    assert!(note.contains("next page"), "{note}");
+    let r = s.call("list_users", json!({"limit": kept}));
+    assert_eq!(
+        r["structuredContent"]["response_metadata"]["next_cursor"],
+        format!("u{kept}")
+    );
+
+    let r = s.call("list_users", json!({"limit": 3, "cursor": "u6"}));
+    assert!(size(&r) <= 40_000, "{} bytes", size(&r));
+    assert_eq!(
+        r["structuredContent"]["members"].as_array().unwrap().len(),
+        3
+    );
+    let note = text(&r);
+    assert_eq!(again(&note), json!({"cursor": "u9"}), "{note}");
+    s.finish();
+}
+
+/// A file with a 104,000-character content: strings without a constraint are shortened with a
+/// marker, those under `pattern`, `enum`, `format` or `maxLength` are kept, and the result is
+/// valid against the outputSchema `tools/list` advertises.
+#[test]
+fn long_strings_are_shortened_and_the_result_still_validates() {
+    let pages = common::pages::Pages::start();
+    let mut s = pages_session(&pages, &[]);
+    let listed = s.request("tools/list", json!({}));
+    let tool = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_file")
+        .unwrap()
+        .clone();
+    let validator = jsonschema::validator_for(&tool["outputSchema"]).unwrap();
+    let r = s.call("get_file", json!({"name": "notes.txt"}));
+    assert!(!is_error(&r), "{r}");
+    assert!(size(&r) <= 40_000, "{} bytes", size(&r));
+    let file = &r["structuredContent"];
+    assert!(validator.is_valid(file), "{file}");
+    assert_eq!(file["sha"], common::pages::SHA);
+    assert_eq!(file["encoding"], "utf-8");
+    assert_eq!(file["updated"], "2026-12-07T10:00:00Z");
+    assert_eq!(file["summary"], "s".repeat(300));
+    let content = file["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("line of text\nline of text\n"),
+        "{content:.40}"
+    );
+    let marker = content.rsplit_once("…[cut ").unwrap().1;
+    let cut: usize = marker
+        .trim_end_matches(" characters]")
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert_eq!(
+        content.chars().count() - "…[cut ".chars().count() - marker.chars().count() + cut,
+        common::pages::content().len()
+    );
+    assert_eq!(file["lines"][0], "first line");
+    let copy: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&copy, file);
+    assert!(text(&r).contains("long strings were shortened"), "{r}");
+    s.finish();
+}
+
+/// A small answer is passed on as it came: the API's own text, no note.
+#[test]
+fn a_small_answer_is_unchanged() {
+    let pages = common::pages::Pages::start();
+    let mut s = pages_session(&pages, &[]);
+    let r = s.call("list_issues", json!({"per_page": 3}));
+    let items: Vec<Value> = (0..3).map(|n| common::pages::issue(n, "open")).collect();
+    assert_eq!(r["structuredContent"]["result"], json!(items));
+    assert_eq!(r["content"].as_array().unwrap().len(), 1);
+    assert_eq!(text(&r), serde_json::to_string_pretty(&items).unwrap());
+    s.finish();
+}
+
+/// `--result-copies text` (with --no-output-schema; refused without it) sends no
+/// structuredContent; `structured` no text copy; one copy holds more of a cut list.
+#[test]
+fn result_copies_sends_one_copy() {
+    let pages = common::pages::Pages::start();
+    let out = run_bounded(binary().args([
+        "serve",
+        common::pages::SPEC,
+        "--base-url",
+        &pages.base,
+        "--result-copies",
+        "text",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--no-output-schema"), "{err}");
+
+    let big = json!({"page": 1, "per_page": 100});
+    let mut s = pages_session(&pages, &[]);
+    let both = s.call("list_issues", big.clone())["structuredContent"]["result"]
+        .as_array()
+        .unwrap()
+        .len();
+    s.finish();
+    let mut s = pages_session(&pages, &["--result-copies", "text", "--no-output-schema"]);
+    let r = s.call("list_issues", json!({"per_page": 3}));
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert_eq!(r["content"].as_array().unwrap().len(), 1);
+    let r = s.call("list_issues", big.clone());
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert!(size(&r) <= 40_000);
+    let copy: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
+    let one = copy.as_array().unwrap().len();
+    assert!(one > both * 3 / 2, "{one} with one copy, {both} with two");
+    assert!(text(&r).contains(&format!("{one} of 100 items")), "{r}");
+    s.finish();
+    let mut s = pages_session(&pages, &["--result-copies", "structured"]);
+    let r = s.call("list_issues", json!({"per_page": 3}));
+    assert_eq!(
+        r["structuredContent"]["result"].as_array().unwrap().len(),
+        3
+    );
+    assert_eq!(r["content"], json!([]), "{r}");
+    let r = s.call("list_issues", big);
+    let kept = r["structuredContent"]["result"].as_array().unwrap().len();
+    assert!(kept > both * 3 / 2, "{kept}");
+    assert_eq!(r["content"].as_array().unwrap().len(), 1, "the note only");
+    s.finish();
+}
+
+/// A hints entry's `maxResultBytes` raises that tool's budget (the 50 KB page comes whole), is
+/// written as `_meta["anthropic/maxResultSizeChars"]` by `convert`, and `tools/list` is the same.
+#[test]
+fn max_result_bytes_in_the_hints_file_raises_the_tools_budget() {
+    let pages = common::pages::Pages::start();
+    let dir = tempfile::tempdir().unwrap();
+    let hints = dir.path().join("hints.yaml");
+    std::fs::write(
+        &hints,
+        "tools:\n  list_issues:\n    maxResultBytes: 200000\n    reviewed: true\n",
+    )
+    .unwrap();
+    let hints = hints.to_str().unwrap();
+    let out = binary()
+        .args(["convert", common::pages::SPEC, "--hints", hints])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let converted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = |tools: &Value, name: &str| {
+        tools["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["_meta"]
+            .clone()
+    };
+    assert_eq!(
+        meta(&converted, "list_issues")["anthropic/maxResultSizeChars"],
+        200_000
+    );
+    assert!(
+        meta(&converted, "list_users")
+            .get("anthropic/maxResultSizeChars")
+            .is_none()
+    );
+
+    let mut s = pages_session(&pages, &["--hints", hints]);
+    let listed = s.request("tools/list", json!({}));
+    assert_eq!(listed["result"], converted);
+    let r = s.call("list_issues", json!({"per_page": 100}));
+    assert_eq!(
+        r["structuredContent"]["result"].as_array().unwrap().len(),
+        100
+    );
+    assert!(size(&r) > 40_000 && size(&r) <= 200_000, "{}", size(&r));
+    // Other tools keep --max-result-bytes.
+    let r = s.call("list_users", json!({"limit": 200}));
+    assert!(size(&r) <= 40_000);
+    s.finish();
+}

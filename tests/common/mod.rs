@@ -3,6 +3,7 @@
 
 pub mod http;
 pub mod media;
+pub mod pages;
 
 use std::path::{Path, PathBuf};
 
