@@ -280,8 +280,9 @@ pub struct ServeArgs {
     /// With --http: requests handled at once; further requests wait their turn.
     #[arg(long, value_name = "N", requires = "http", default_value_t = openapi_mcp::serve::streamable::DEFAULT_MAX_REQUESTS as u16, value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub max_requests: u16,
-    /// Largest tool result in bytes of serialized JSON; a longer JSON list is cut to its first
-    /// items and the result says so (the default fits Claude Code's limits).
+    /// Largest tool result in bytes of serialized JSON (a hints entry's maxResultBytes wins for
+    /// its tool); a longer JSON list is cut to its first items, then long strings are shortened,
+    /// and the result says which arguments get the rest (the default fits Claude Code's limits).
     #[arg(long, value_name = "BYTES", default_value_t = openapi_mcp::serve::budget::DEFAULT_MAX_RESULT_BYTES as u32, value_parser = clap::value_parser!(u32).range(1024..))]
     pub max_result_bytes: u32,
     /// Which copies of a JSON answer a result carries: `both` (structuredContent and the same
