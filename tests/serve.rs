@@ -1810,6 +1810,8 @@ fn a_long_list_is_cut_and_continued_from_its_link_header() {
     assert_eq!(items[kept - 1]["number"], kept - 1);
     let note = text(&r);
     assert!(note.contains(&format!("{kept} of 100 items")), "{note}");
+    // The note is in structuredContent too: Claude Code shows the model only that.
+    assert_eq!(r["structuredContent"]["_budget_note"], note);
     let next = again(&note);
     assert_eq!(next, json!({"page": 2, "per_page": kept}), "{note}");
     let copy: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
@@ -1917,7 +1919,9 @@ fn long_strings_are_shortened_and_the_result_still_validates() {
         common::pages::content().len()
     );
     assert_eq!(file["lines"][0], "first line");
-    let copy: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
+    let mut copy: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
+    assert!(copy.get("_budget_note").is_none());
+    copy["_budget_note"] = json!(text(&r));
     assert_eq!(&copy, file);
     assert!(text(&r).contains("long strings were shortened"), "{r}");
     s.finish();

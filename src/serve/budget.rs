@@ -12,7 +12,8 @@
 //! 3. The result must still validate against the `outputSchema`; when it cannot be made to fit
 //!    valid, a text says its size and that it was not sent.
 //!
-//! The note (a text block first) says what was cut and how to continue. Items cut: the rest of
+//! The note (a text block first, and the structured value's `_budget_note` member when the
+//! `outputSchema` admits it) says what was cut and how to continue. Items cut: the rest of
 //! this page in a smaller page, from the tool's own arguments: `starting_after` with the last
 //! item's `id`, else `offset` moved past the items sent, else `page: 2` with the page size at the
 //! items sent (from page 1), else a smaller page size to call again with. The whole page sent:
@@ -253,7 +254,7 @@ fn cut(structured: &Value, call: &Call<'_>) -> Option<CallToolResult> {
     let total = at(structured, &path)
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    let fits = |c: Cut| bytes(&build(structured, &path, total, c, call).0) <= call.budget;
+    let fits = |c: Cut| bytes(&build(structured, &path, total, c, call, true).0) <= call.budget;
     // 0. The whole value, its text copy written compactly (the API's may be indented).
     let whole = Cut {
         keep: total,
@@ -300,7 +301,12 @@ fn valid(
     c: Cut,
     call: &Call<'_>,
 ) -> Option<CallToolResult> {
-    let (result, value) = build(structured, path, total, c, call);
+    let (result, value) = build(structured, path, total, c, call, true);
+    if (call.valid)(&value) {
+        return Some(result);
+    }
+    // Without the note in the structured value (an outputSchema that admits no other member).
+    let (result, value) = build(structured, path, total, c, call, false);
     (call.valid)(&value).then_some(result)
 }
 
@@ -322,13 +328,19 @@ fn most(max: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
     Some(lo)
 }
 
-/// The result for cut `c` of `structured`, and its structured value.
+/// The member of a cut structured value that carries the note too: Claude Code shows the model
+/// only `structuredContent` when it is present.
+pub const NOTE_KEY: &str = "_budget_note";
+
+/// The result for cut `c` of `structured`, and its structured value; `note_in`: the note is
+/// also the structured value's [`NOTE_KEY`] member (when it is an object without one).
 fn build(
     structured: &Value,
     path: &[String],
     total: usize,
     c: Cut,
     call: &Call<'_>,
+    note_in: bool,
 ) -> (CallToolResult, Value) {
     let mut value = structured.clone();
     if let Some(Value::Array(items)) = at_mut(&mut value, path) {
@@ -346,12 +358,16 @@ fn build(
         Some(key) => value.get(key).cloned().unwrap_or(Value::Null),
         None => value.clone(),
     };
-    let mut r = CallToolResult::structured(value.clone());
-    r.content = Vec::new();
-    if c.keep < total || shortened > 0 {
-        let note = note(structured, path, total, c.keep, shortened, call);
-        r.content.push(ContentBlock::text(note));
+    let note = (c.keep < total || shortened > 0)
+        .then(|| note(structured, path, total, c.keep, shortened, call));
+    if let (Some(note), true, Value::Object(map)) = (&note, note_in, &mut value)
+        && call.copies != Copies::Text
+        && !map.contains_key(NOTE_KEY)
+    {
+        map.insert(NOTE_KEY.to_string(), json!(note));
     }
+    let mut r = CallToolResult::structured(value.clone());
+    r.content = note.into_iter().map(ContentBlock::text).collect();
     match call.copies {
         Copies::Both => r.content.push(ContentBlock::text(
             serde_json::to_string(&body).unwrap_or_default(),
@@ -1118,6 +1134,7 @@ mod tests {
         assert!(kept > 10 && kept < 100, "{kept}");
         let note = note(&after);
         assert!(note.contains(&format!("{kept} of 100 items")), "{note}");
+        assert_eq!(after.structured_content.as_ref().unwrap()[NOTE_KEY], note);
         assert!(
             note.contains(&format!(r#"{{"per_page":{kept}}}"#)),
             "{note}"
@@ -1314,6 +1331,7 @@ mod tests {
         assert!(bytes(&r) <= 30_000, "{}", bytes(&r));
         let s = r.structured_content.as_ref().unwrap();
         assert!(validator.is_valid(s));
+        assert!(s.get(NOTE_KEY).is_none(), "additionalProperties: false");
         for key in ["sha", "when", "sized", "fixed"] {
             assert_eq!(s[key], value[key], "{key}");
         }
