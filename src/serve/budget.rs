@@ -182,10 +182,12 @@ pub fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
         && let Ok(value @ (Value::Array(_) | Value::Object(_))) =
             serde_json::from_str::<Value>(&text.text)
     {
-        // JSON sent as text only (no outputSchema, not an object): cut the same way.
+        // JSON sent as text only (not an object without an outputSchema, or `--result-copies
+        // text`): cut the same way; with no structured content there is nothing to validate.
         let as_text = Call {
             copies: Copies::Text,
             wrapped: None,
+            valid: &|_| true,
             ..*call
         };
         if let Some(cut) = cut(&value, &as_text) {
@@ -1368,6 +1370,16 @@ mod tests {
         assert!(r.structured_content.is_none() && r.content.len() == 2);
         assert!(bytes(&r) <= 20_000);
         let copy: Value = serde_json::from_str(&r.content[1].as_text().unwrap().text).unwrap();
+        // As the server hands it over: the structured copy already dropped, and a validator for
+        // the wrapped value (`--dynamic`), which the text alone is not checked against.
+        let never = |_: &Value| false;
+        call.valid = &never;
+        let again = fit(
+            copies(result_of(json!({"items": body}), &body), Copies::Text),
+            &call,
+        );
+        assert_eq!(again.content.len(), 2, "{:?}", again.content);
+        assert_eq!(again.content[1], r.content[1]);
         // One copy holds about twice the items of two.
         let both = fit(
             result_of(json!({"items": body}), &body),
