@@ -2,8 +2,10 @@
 //! `maxResultBytes` hint), sending one or both copies of a JSON answer, cutting its longest array
 //! and then its unconstrained strings, and saying what was cut and which arguments get the rest.
 //!
-//! The rule, in order, for a success with `structuredContent` over the budget:
+//! The rule, in order, for a success with `structuredContent` (or JSON text alone) over the
+//! budget:
 //!
+//! 0. The text copy is written compactly; if that fits, nothing else changes.
 //! 1. The longest array (at most three objects deep) keeps the most first items that fit.
 //! 2. When not one item fits (or there is no array), the array keeps its items (else its first
 //!    one) and every string the `outputSchema` leaves unconstrained (no `pattern`, `format`,
@@ -15,8 +17,9 @@
 //! The note (a text block first, and the structured value's `_budget_note` member when the
 //! `outputSchema` admits it) says what was cut and how to continue. Items cut: the rest of
 //! this page in a smaller page, from the tool's own arguments: `starting_after` with the last
-//! item's `id`, else `offset` moved past the items sent, else `page: 2` with the page size at the
-//! items sent (from page 1), else a smaller page size to call again with. The whole page sent:
+//! item's `id`, else `offset` moved past the items sent, else a page number and size that start
+//! at the first item not sent (`page: 2` at the size sent, from page 1), else a smaller page
+//! size to call again with. The whole page sent:
 //! the next page, from a `Link: <url>; rel="next"` header (the tool's arguments its query sets
 //! to other values) or the body's next-page fields (`next_cursor`, `nextPageToken`,
 //! `@odata.nextLink`, `next`, `has_more` with `starting_after`, ...) matched to the tool's
