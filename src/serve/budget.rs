@@ -202,7 +202,8 @@ pub fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
         .unwrap_or_default();
     CallToolResult::success(vec![ContentBlock::text(format!(
         "The result ({size} bytes) is over the result budget of {} bytes and was not sent. Ask \
-         for less: a smaller page size or narrower filters{page}.",
+         for less: a smaller page size or narrower filters{page}; or raise this tool's budget \
+         (`maxResultBytes` in the hints file, or `serve --max-result-bytes`).",
         call.budget
     ))])
 }
@@ -424,6 +425,20 @@ fn note(
         out.push('.');
     }
     let items = at(structured, path).and_then(Value::as_array);
+    if keep == 0
+        && let Some(first) = items.and_then(|a| a.first())
+    {
+        let size = serde_json::to_string(first).map_or(0, |t| t.len());
+        out.push_str(&format!(
+            " Its first item alone is {size} bytes, more than fits: raise this tool's budget \
+             (`maxResultBytes` in the hints file, or `serve --max-result-bytes`)"
+        ));
+        if has_argument(call.input, "_fields") {
+            out.push_str(", or ask for fewer fields (`_fields`)");
+        }
+        out.push('.');
+        return out;
+    }
     let last_sent = keep
         .checked_sub(1)
         .and_then(|i| items.and_then(|a| a.get(i)));
@@ -1112,6 +1127,30 @@ mod tests {
 
     fn note(r: &CallToolResult) -> String {
         r.content[0].as_text().unwrap().text.clone()
+    }
+
+    /// When not even one item fits (its strings may not be shortened), the note says how large
+    /// the item is and how to raise the budget, not "0 of N" and a smaller page.
+    #[test]
+    fn an_item_larger_than_the_budget_says_so() {
+        let body: Vec<Value> = (0..3)
+            .map(|i| json!({"id": i, "u": "x".repeat(30_000)}))
+            .collect();
+        let r = result_of(json!({"items": body}), &json!(body));
+        let mut t = tool(&["per_page"]);
+        t.output = Some(
+            json!({"type": "object", "properties": {"items": {"type": "array",
+            "items": {"type": "object", "properties": {"u": {"type": "string", "format": "uri"}}}}}}),
+        );
+        let after = fit(r, &t.call(20_000, Some("items")));
+        let first = note(&after);
+        assert!(first.contains("maxResultBytes"), "{first}");
+        // Kept as an empty list: the note names the item's size instead of a smaller page.
+        let kept = json!({"items": [{"id": 0, "u": "x".repeat(30_000)}]});
+        let r = result_of(kept.clone(), &kept["items"]);
+        let after = fit(r, &t.call(20_000, Some("items")));
+        let note = note(&after);
+        assert!(note.contains("maxResultBytes"), "{note}");
     }
 
     #[test]

@@ -649,17 +649,46 @@ pub(crate) fn plain_http_off_loopback(url: &str) -> bool {
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
     let host = streamable::split_host(authority).map(|(h, _)| h);
-    !host.is_some_and(|h| h == "localhost" || h == "::1" || h.starts_with("127."))
+    !host.is_some_and(|h| is_loopback(&h))
+}
+
+/// `localhost` or a loopback address (`127.0.0.0/8`, `::1`), not a name that merely starts
+/// like one (`127.0.0.1.nip.io`).
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `url` as compared for the same server: scheme and host in lower case, no trailing `/`.
+fn same_server_key(url: &str) -> String {
+    let url = url.trim_end_matches('/');
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+            format!(
+                "{}://{}{path}",
+                scheme.to_ascii_lowercase(),
+                authority.to_ascii_lowercase()
+            )
+        }
+        None => url.to_string(),
+    }
 }
 
 /// The server a tool is called on: its first, or the `https` form of the first where the list
 /// also has it (documents often list `http` first for the same host).
 fn server_url(tool: &crate::Tool) -> Result<String> {
     let servers = &tool.call.servers;
+    // The same server: compared with scheme and host in any case and without a trailing `/`.
     let first = servers.first().map(|s| {
-        s.strip_prefix("http://")
+        let key = same_server_key(s);
+        key.strip_prefix("http://")
             .map(|rest| format!("https://{rest}"))
-            .filter(|https| servers.contains(https))
+            .and_then(|https| servers.iter().find(|o| same_server_key(o) == https))
+            .cloned()
             .unwrap_or_else(|| s.clone())
     });
     let Some(real) = first.as_ref() else {
@@ -721,8 +750,22 @@ mod tests {
             origin_of("https://ann:pw@h.example:8443/v1?q"),
             "https://h.example:8443"
         );
+        // The same server written with a trailing `/` or another case still prefers https.
+        for (http, https) in [
+            ("http://api.example.com/v1/", "https://api.example.com/v1"),
+            ("http://localhost:8/v1", "https://LOCALHOST:8/v1"),
+        ] {
+            let doc = spec
+                .replace("http://api.example.com/v1\"}", &format!("{http}\"}}"))
+                .replace("https://api.example.com/v1", https);
+            let conv = crate::convert_str("t.json", &doc, &crate::Options::default()).unwrap();
+            assert_eq!(server_url(&conv.tools[0]).unwrap(), https, "{doc}");
+        }
         assert!(plain_http_off_loopback("http://api.example.com/v1"));
         assert!(plain_http_off_loopback("http://u:p@10.0.0.2:8080"));
+        // A name that starts like a loopback address is not one.
+        assert!(plain_http_off_loopback("http://127.0.0.1.nip.io/v1"));
+        assert!(plain_http_off_loopback("http://127.attacker.example/token"));
         for quiet in [
             "https://api.example.com",
             "http://127.0.0.1:9/v1",
