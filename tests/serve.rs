@@ -1119,6 +1119,17 @@ fn every_json_rpc_line_gets_an_answer() {
         let r = s.request("tools/call", params.clone());
         assert_eq!(r["error"]["code"], -32602, "{params}: {r}");
     }
+    // An unknown tool's name, of any length, is shown cut.
+    let r = s.request(
+        "tools/call",
+        json!({"name": "n".repeat(1_000_000), "arguments": {}}),
+    );
+    let message = r["error"]["message"].as_str().unwrap();
+    assert_eq!(r["error"]["code"], -32602, "{message}");
+    assert!(
+        message.len() < 1_000 && message.contains("1000000 characters"),
+        "{message}"
+    );
     // Over the limit: an error that says it, with the request's id.
     let mut line = br#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"bare","arguments":{"id":""#.to_vec();
     line.extend(std::iter::repeat_n(b'a', 17 * 1024 * 1024));

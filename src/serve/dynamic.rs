@@ -166,7 +166,7 @@ pub async fn call_tool(
     let tool = request.name.to_string();
     if ![SEARCH, DESCRIBE, CALL_READ, CALL].contains(&tool.as_str()) {
         return Err(McpError::invalid_params(
-            format!("unknown tool: {tool}"),
+            format!("unknown tool: {}", response::shown_name(&tool)),
             None,
         ));
     }
@@ -223,7 +223,7 @@ pub fn call(
             };
             server::call(state, i, &arguments)
         }
-        _ => response::error(format!("unknown tool: {tool}")),
+        _ => response::error(format!("unknown tool: {}", response::shown_name(&tool))),
     }
 }
 

@@ -19,6 +19,16 @@ pub const EXCERPT: usize = 2000;
 /// megabytes).
 pub const MAX_ERROR_TEXT: usize = 8000;
 
+/// `name` for a message, cut to 200 characters with a count of the rest: a request's tool name
+/// comes from the client and may be of any length.
+pub fn shown_name(name: &str) -> String {
+    const MAX: usize = 200;
+    match name.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}… ({} characters)", &name[..at], name.chars().count()),
+        None => name.to_string(),
+    }
+}
+
 /// A tool error result with one text block.
 pub fn error(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])

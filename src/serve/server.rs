@@ -366,7 +366,7 @@ impl ServerHandler for Server {
         }
         let Some(&i) = self.index.get(request.name.as_ref()) else {
             return Err(McpError::invalid_params(
-                format!("unknown tool: {}", request.name),
+                format!("unknown tool: {}", response::shown_name(&request.name)),
                 None,
             ));
         };

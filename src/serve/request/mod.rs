@@ -175,9 +175,11 @@ impl Prepared {
     }
 }
 
-/// A cookie name as PHP reads it (`.`, space and `[` become `_`), which other back ends follow.
+/// A cookie name as PHP reads it, which other back ends follow: percent-decoded (names are kept
+/// encoded as they are sent), leading spaces dropped, and `.`, space and `[` as `_`.
 fn php_name(name: &str) -> String {
-    name.replace(['.', ' ', '['], "_")
+    let decoded = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
+    decoded.trim_start().replace(['.', ' ', '['], "_")
 }
 
 /// The forms a credential value takes when it is sent: as it is (headers), percent-encoded for
@@ -396,7 +398,10 @@ mod tests {
         p.set_cookie("s_id", "renewed").unwrap();
         assert_eq!(p.cookie_header().as_deref(), Some("s_id=renewed; lang=en"));
         // An argument cookie that PHP would read as `s_id` (and which it would keep, being first).
-        for shadow in ["s_id", "s.id", "s id", "s[id"] {
+        // Names are kept as they are sent, percent-encoded; PHP decodes them first.
+        for shadow in [
+            "s_id", "s.id", "s id", "s[id", "s%20id", "s%5Bid", "%20s_id", "s%2Eid",
+        ] {
             let mut q = Prepared {
                 cookies: vec![(shadow.into(), "evil".into())],
                 credential_cookies: 0,
@@ -406,6 +411,13 @@ mod tests {
         }
         p.drop_cookies_named_in("s.id=x; lang=y");
         assert_eq!(p.cookie_header().as_deref(), Some("s_id=renewed"));
+        let mut q = Prepared {
+            cookies: vec![("s%5Bid".into(), "evil".into()), ("ok".into(), "1".into())],
+            credential_cookies: 0,
+            ..p.clone()
+        };
+        q.drop_cookies_named_in("s_id=operator");
+        assert_eq!(q.cookies, [("ok".to_string(), "1".to_string())]);
     }
 
     #[test]
