@@ -518,6 +518,37 @@ fn host_and_origin_are_checked() {
         list.to_string().as_bytes(),
     );
     assert_eq!(r.status, 400, "two Host headers: {}", r.body);
+    // Two Origin headers are refused, as two Host headers are.
+    let mut two_origins = two.to_vec();
+    two_origins[1] = ("Origin", "https://app.example.com".into());
+    two_origins.push(("Origin", "http://evil.example".into()));
+    let r = raw(
+        &served.addr,
+        "POST",
+        "/mcp",
+        &two_origins,
+        list.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 400, "two Origin headers: {}", r.body);
+    // A request target in absolute form names its host: it must be allowed too.
+    let mut one_host = two.to_vec();
+    one_host.remove(1);
+    let r = raw(
+        &served.addr,
+        "POST",
+        "http://evil.example/mcp",
+        &one_host,
+        list.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 403, "absolute-form target: {}", r.body);
+    let r = raw(
+        &served.addr,
+        "POST",
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &one_host,
+        list.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 200, "allowed absolute-form target: {}", r.body);
     // The health check answers whatever the Host (load balancers probe by address).
     let h = get(&served, "/healthz", &[("Host", "10.1.2.3:80".into())]);
     assert_eq!(h.status, 200);

@@ -238,10 +238,21 @@ impl App {
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
             .or_else(|| request.uri().authority().map(|a| a.as_str()));
-        if !host.is_some_and(|h| host_allowed(h, &self.listen.hosts)) {
+        // A request target in absolute form names its own host, which counts as the Host
+        // (RFC 9112, section 3.2.2): it must be allowed too.
+        let target = request.uri().authority().map(|a| a.as_str());
+        if !host.is_some_and(|h| host_allowed(h, &self.listen.hosts))
+            || target.is_some_and(|t| !host_allowed(t, &self.listen.hosts))
+        {
             return text(
                 StatusCode::FORBIDDEN,
                 "Forbidden: the Host header is not allowed (see --allow-host)",
+            );
+        }
+        if headers.get_all(header::ORIGIN).iter().nth(1).is_some() {
+            return text(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: more than one Origin header",
             );
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
