@@ -223,7 +223,7 @@ pub fn call(
             };
             server::call(state, i, &arguments)
         }
-        _ => response::error(format!("unknown tool: {}", response::shown_name(&tool))),
+        _ => response::error(format!("unknown tool: {}", response::shown_name(tool))),
     }
 }
 
