@@ -125,8 +125,18 @@ impl Converter<'_> {
         let mut hidden: Vec<String> = Vec::new();
         // What the rewrites after the walk need, noted on the way instead of looked up again.
         let mut seen = Seen::default();
+        // `oneOf` in an output schema, to become `anyOf` after the walk.
+        let mut one_of: Option<Value> = None;
         for (k, v) in obj {
             let key = k.as_str();
+            if dir == Direction::Output && fails_projection(key, v) {
+                // The direction changes this schema: its two conversions differ.
+                self.sided = true;
+                if key == "oneOf" {
+                    one_of = self.conv_list(v, dir, at, refs, depth)?;
+                }
+                continue;
+            }
             let kept: Option<Value> = match key {
                 _ if key.starts_with("x-") => None,
                 "nullable" => {
@@ -256,6 +266,21 @@ impl Converter<'_> {
                 out.insert(k.clone(), kept);
             }
         }
+        if let Some(list) = one_of {
+            if out.contains_key("anyOf") {
+                // Both: the `oneOf` choice joins the `allOf` as an `anyOf` of its own.
+                let mut choice = Map::new();
+                choice.insert("anyOf".into(), list);
+                match out.get_mut("allOf") {
+                    Some(Value::Array(all)) => all.push(Value::Object(choice)),
+                    _ => {
+                        out.insert("allOf".into(), Value::Array(vec![Value::Object(choice)]));
+                    }
+                }
+            } else {
+                out.insert("anyOf".into(), list);
+            }
+        }
         if !hidden.is_empty()
             && let Some(Value::Array(req)) = out.get_mut("required")
         {
@@ -307,6 +332,22 @@ impl Converter<'_> {
     }
 }
 
+/// Whether keyword `key` of an output schema could refuse an answer with fewer fields than the
+/// API sent, or with array items made alike: a projection of the answer (`serve`'s `_fields`)
+/// must still validate, so output schemas leave these out (`oneOf` becomes `anyOf`, which a
+/// projection of a value matching one branch still satisfies). Output schemas are only ever
+/// loosened by this: an answer valid before stays valid.
+fn fails_projection(key: &str, v: &Value) -> bool {
+    let compound = |v: &Value| v.is_object() || v.is_array();
+    match key {
+        "required" | "minProperties" | "dependentRequired" | "dependentSchemas" | "if" | "then"
+        | "else" | "not" | "uniqueItems" | "maxContains" | "oneOf" => true,
+        "const" => compound(v),
+        "enum" => v.as_array().is_some_and(|e| e.iter().any(compound)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::schema::Direction;
@@ -338,8 +379,40 @@ mod tests {
         assert_eq!(i["required"], json!(["pw", "n"]));
         assert!(i["properties"].get("id").is_none());
         let o = conv(&doc, s, Direction::Output);
-        assert_eq!(o["required"], json!(["id", "n"]));
+        // Output schemas require nothing (a `_fields` projection leaves fields out).
+        assert!(o.get("required").is_none());
         assert!(o["properties"].get("pw").is_none());
+    }
+
+    /// What could refuse a projected answer is left out of output schemas, `oneOf` becomes
+    /// `anyOf`, and input schemas keep all of it.
+    #[test]
+    fn output_schemas_accept_fewer_fields() {
+        let doc = json!({});
+        let s = json!({"type": "object", "required": ["a"], "minProperties": 1,
+            "dependentRequired": {"a": ["b"]}, "not": {"required": ["c"]},
+            "if": {"required": ["a"]}, "then": {"required": ["b"]},
+            "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+            "enum": [{"a": 1}], "properties": {"l": {"type": "array", "uniqueItems": true,
+                "contains": {"type": "object"}, "maxContains": 2, "const": [1]}}});
+        let o = conv(&doc, s.clone(), Direction::Output);
+        assert_eq!(
+            o,
+            json!({"type": "object", "properties": {"l": {"type": "array",
+                "contains": {"type": "object"}}}, "anyOf": [{}, {}]})
+        );
+        let i = conv(&doc, s, Direction::Input);
+        assert_eq!(
+            i["oneOf"],
+            json!([{"required": ["a"]}, {"required": ["b"]}])
+        );
+        assert_eq!(i["required"], json!(["a"]));
+        let both =
+            json!({"anyOf": [{"type": "object"}], "allOf": [{}], "oneOf": [{"type": "object"}]});
+        assert_eq!(
+            conv(&doc, both, Direction::Output),
+            json!({"anyOf": [{"type": "object"}], "allOf": [{}, {"anyOf": [{"type": "object"}]}]})
+        );
     }
 
     #[test]

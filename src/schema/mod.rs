@@ -7,7 +7,10 @@
 //! - 3.1 keywords pass through untouched (`const`, `examples`, `prefixItems`, boolean schemas,
 //!   `$ref` siblings, `type` arrays).
 //! - `readOnly` properties are dropped from input schemas and `writeOnly` ones from output schemas
-//!   (and from `required`). `x-` keys, `xml`, `externalDocs`, `$id`/`$schema`/`$anchor` are dropped;
+//!   (and from `required`). Output schemas also leave out what could refuse an answer with fewer
+//!   fields than the API sent (`required`, `minProperties`, `dependentRequired`, `not`, `if`,
+//!   `uniqueItems`, ...; `oneOf` becomes `anyOf`), so that a `_fields` projection stays valid.
+//!   `x-` keys, `xml`, `externalDocs`, `$id`/`$schema`/`$anchor` are dropped;
 //!   values that would break the 2020-12 metaschema (a boolean `required`, a negative `minLength`,
 //!   an unknown `type` name) are dropped too, since no validator could use them.
 //! - Every `$ref` (to `components`, or to any local pointer) becomes `#/$defs/NAME`. Each referenced
