@@ -85,8 +85,24 @@ impl Serialize for CallOut<'_> {
         if let Some(b) = &c.body {
             m.serialize_entry("body", &BodyOut(b))?;
         }
-        if let Some(w) = &c.output_wrapped {
-            m.serialize_entry("output", &One("wrapped", w))?;
+        if c.output_wrapped.is_some() || c.fields {
+            m.serialize_entry("output", &OutputOut(c))?;
+        }
+        m.end()
+    }
+}
+
+/// What the server does with the answer: `{"wrapped"?: KEY, "fields"?: ARG}`.
+struct OutputOut<'a>(&'a Call);
+
+impl Serialize for OutputOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(w) = &self.0.output_wrapped {
+            m.serialize_entry("wrapped", w)?;
+        }
+        if self.0.fields {
+            m.serialize_entry("fields", crate::tool::fields::ARG)?;
         }
         m.end()
     }
@@ -105,17 +121,6 @@ impl Serialize for BodyOut<'_> {
         if let Some(enc) = &b.encoding {
             m.serialize_entry("encoding", enc)?;
         }
-        m.end()
-    }
-}
-
-/// `{KEY: value}`.
-struct One<'a, T: Serialize>(&'static str, &'a T);
-
-impl<T: Serialize> Serialize for One<'_, T> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry(self.0, self.1)?;
         m.end()
     }
 }
@@ -231,7 +236,7 @@ impl Serialize for ItemOut<'_> {
         }
         m.serialize_entry("name", &t.name)?;
         m.serialize_entry("description", api_description(t))?;
-        m.serialize_entry(key, &t.input_schema)?;
+        m.serialize_entry(key, &*api_input(t))?;
         m.end()
     }
 }
@@ -244,9 +249,26 @@ impl Serialize for FunctionOut<'_> {
         let mut m = s.serialize_map(Some(3))?;
         m.serialize_entry("name", &self.0.name)?;
         m.serialize_entry("description", api_description(self.0))?;
-        m.serialize_entry(self.1, &self.0.input_schema)?;
+        m.serialize_entry(self.1, &*api_input(self.0))?;
         m.end()
     }
+}
+
+/// The input schema of a model API's tool: without `_fields`, which selects from an output
+/// schema those tools do not carry (and which only `serve` applies).
+pub(super) fn api_input(t: &Tool) -> std::borrow::Cow<'_, crate::schema::Schema> {
+    use std::borrow::Cow;
+    if !t.call.fields {
+        return Cow::Borrowed(&t.input_schema);
+    }
+    let mut root = t.input_schema.root().clone();
+    if let Some(Value::Object(props)) = root.get_mut("properties") {
+        props.shift_remove(crate::tool::fields::ARG);
+    }
+    Cow::Owned(crate::schema::Schema::new(
+        root,
+        t.input_schema.defs.clone(),
+    ))
 }
 
 pub(super) fn api_description(t: &Tool) -> &str {

@@ -4,7 +4,7 @@
 //! compares the two on every spec and shape), at a fraction of the cost: a large tools list is
 //! mostly long descriptions and shared definitions.
 
-use super::emit::{MAX_RESULT_KEY, META_KEY, Shape, api_description};
+use super::emit::{MAX_RESULT_KEY, META_KEY, Shape, api_description, api_input};
 use crate::schema::{write_str, write_value};
 use crate::tool::{ArgIn, Call, Tool};
 
@@ -46,7 +46,7 @@ fn write_fields(out: &mut Vec<u8>, t: &Tool, key: &str) {
     out.push(b',');
     write_str(out, key);
     out.push(b':');
-    t.input_schema.write_compact(out);
+    api_input(t).write_compact(out);
 }
 
 /// An MCP `Tool`, keys in the order of `ToolOut`.
@@ -149,9 +149,19 @@ fn write_call(out: &mut Vec<u8>, c: &Call) {
         }
         out.push(b'}');
     }
-    if let Some(w) = &c.output_wrapped {
-        out.extend_from_slice(b",\"output\":{\"wrapped\":");
-        write_str(out, w);
+    if c.output_wrapped.is_some() || c.fields {
+        out.extend_from_slice(b",\"output\":{");
+        if let Some(w) = &c.output_wrapped {
+            out.extend_from_slice(b"\"wrapped\":");
+            write_str(out, w);
+        }
+        if c.fields {
+            if c.output_wrapped.is_some() {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"\"fields\":");
+            write_str(out, crate::tool::fields::ARG);
+        }
         out.push(b'}');
     }
     out.push(b'}');
@@ -239,7 +249,8 @@ mod tests {
                     "encoding": {"file": {"contentType": "image/png", "x-skip": 1}}
                 }}},
                 "responses": {"200": {"description": "ok", "content": {"application/json": {
-                    "schema": {"type": "array", "items": {"type": "string"}}
+                    "schema": {"type": "array", "items": {"type": "object",
+                        "properties": {"id": {"type": "string"}}}}
                 }}}}
             }, "put": {
                 "requestBody": {"content": {"application/json": {
@@ -265,6 +276,7 @@ mod tests {
             &call["arguments"]["filter"]["contentType"],
             &call["body"]["encoding"],
             &call["output"]["wrapped"],
+            &call["output"]["fields"],
             &call["servers"][1],
         ] {
             assert!(!part.is_null(), "{call}");

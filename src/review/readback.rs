@@ -106,6 +106,10 @@ fn tool(file: &str, i: usize, t: &Value) -> Result<Tool> {
             arguments,
             body: None,
             output_wrapped: None,
+            fields: meta
+                .and_then(|m| m.pointer("/output/fields"))
+                .and_then(Value::as_str)
+                == Some(crate::tool::fields::ARG),
             security: Vec::new(),
         },
         origin: Origin {

@@ -14,6 +14,7 @@ use super::response;
 use super::validate::{self, Schema};
 use crate::Tool;
 use crate::output::emit::{Shape, write_line};
+use crate::tool::fields;
 use rmcp::model::RequestId;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -456,6 +457,17 @@ fn run_call(
         }
         return response::error(rejected.message);
     }
+    // `_fields` is checked against the outputSchema before anything is sent.
+    let fields = match (tool.call.fields, args.get(fields::ARG), &tool.output_schema) {
+        (true, Some(value), Some(output)) => {
+            match fields::check(output, tool.call.output_wrapped.as_deref(), value) {
+                // An empty list asks for no projection.
+                Ok(paths) => (!paths.is_empty()).then_some(paths),
+                Err(message) => return response::error(message),
+            }
+        }
+        _ => None,
+    };
     let mut prepared = match request::build(&tool.call, &checks.input_value, &entry.base, args) {
         Ok(p) => p,
         Err(e) => return response::error(e.to_string()),
@@ -491,17 +503,51 @@ fn run_call(
         Ok(reply) => {
             let check = |v: &Value| checks.output.problem(&tool.name, "outputSchema", v);
             link.clone_from(&reply.link);
-            response::to_result(
+            let result = response::to_result(
                 &reply,
                 &shown,
                 tool.call.output_wrapped.as_deref(),
                 &check,
                 &secrets,
                 entry_budget(state, entry),
-            )
+            );
+            match &fields {
+                Some(paths) => projected(result, tool.call.output_wrapped.as_deref(), paths),
+                None => result,
+            }
         }
         Err(message) => response::error(format!("{} {shown} failed: {message}", prepared.method)),
     }
+}
+
+/// A successful `result` with only the fields of `paths` (see [`fields::project`]), in its
+/// structured content (the body under `wrapped` when wrapped) and in its text copy, which becomes
+/// the projected body as compact JSON. A result without structured content is left as it is.
+fn projected(
+    mut result: CallToolResult,
+    wrapped: Option<&str>,
+    paths: &[Vec<String>],
+) -> CallToolResult {
+    if result.is_error == Some(true) {
+        return result;
+    }
+    let Some(structured) = result.structured_content.take() else {
+        return result;
+    };
+    let (structured, body) = match (wrapped, structured) {
+        (Some(key), Value::Object(mut m)) => {
+            let body = fields::project(m.get(key).unwrap_or(&Value::Null), paths);
+            m.insert(key.to_string(), body.clone());
+            (Value::Object(m), body)
+        }
+        (_, whole) => {
+            let body = fields::project(&whole, paths);
+            (body.clone(), body)
+        }
+    };
+    result.structured_content = Some(structured);
+    result.content = vec![rmcp::model::ContentBlock::text(body.to_string())];
+    result
 }
 
 /// The OAuth2 tokens `entry` needs, in the order of `entry.oauth`.

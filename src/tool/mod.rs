@@ -3,9 +3,10 @@
 //! HTTP request. `output`, `review` and `serve` read this model; none re-parses OpenAPI.
 //!
 //! [`plan`] decides which operations become tools and their names (`naming`, `filter`,
-//! `target`), this module builds each tool, [`suggest`] suggests its hints (with the words of
+//! `target`), this module builds each tool (with [`fields`]' `_fields` argument), [`suggest`] suggests its hints (with the words of
 //! [`vocab`], which `lint` shares) and [`reviewed`] applies a reviewed hints file over them.
 
+pub mod fields;
 pub mod filter;
 pub mod naming;
 pub mod plan;
@@ -87,6 +88,8 @@ pub struct Call {
     pub body: Option<Body>,
     /// Set when the response schema was not an object and was wrapped in `{ "<key>": ... }`.
     pub output_wrapped: Option<String>,
+    /// The tool takes [`fields::ARG`], which selects fields of the answer and is not sent.
+    pub fields: bool,
     /// The security requirement in effect (not written out: `serve` reads it to choose
     /// credentials).
     pub security: Vec<crate::model::Requirement>,
@@ -207,12 +210,18 @@ pub fn build(
         .unwrap_or_else(|| naming::readable(&naming.wanted));
     let title = shown_text(&title);
     let description = shown_text(&describe(op, summary));
-    let (input_schema, arguments, body) = input(op, conv)?;
+    let (mut input_schema, arguments, body) = input(op, conv)?;
     let (output_schema, output_wrapped) = if with_output {
         output(op, conv)?
     } else {
         (None, None)
     };
+    let fields = output_schema
+        .as_ref()
+        .is_some_and(|o| fields::applies(o, output_wrapped.as_deref(), &input_schema));
+    if fields && let Some(Value::Object(props)) = input_schema.root_mut().get_mut("properties") {
+        props.insert(fields::ARG.into(), fields::property());
+    }
     Ok(Tool {
         name: naming.name.clone(),
         title,
@@ -227,6 +236,7 @@ pub fn build(
             arguments,
             body,
             output_wrapped,
+            fields,
             security: op.security.clone(),
         },
         origin: Origin {

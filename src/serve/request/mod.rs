@@ -348,6 +348,7 @@ mod tests {
             arguments,
             body,
             output_wrapped: None,
+            fields: false,
             security: Vec::new(),
         }
     }
