@@ -132,6 +132,30 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, flight: &Flight
         ("DELETE", _) | ("POST", "/v1/login") => ("204 No Content", "", String::new()),
         ("POST", "/v1/upload") => ("200 OK", "text/plain", "stored".into()),
         ("GET", "/v1/echo") => ("200 OK", "application/json", echo),
+        // specs/serve/fields.yaml.
+        ("GET", "/v1/issues") => (
+            "200 OK",
+            "application/json",
+            json!([
+                {"number": 1, "title": "Crash", "user": {"login": "ann", "id": 10}, "body": "b",
+                 "state": "open", "labels": [{"name": "bug", "color": "red"}]},
+                {"number": 2, "title": "Typo", "user": null, "body": "c", "state": "closed",
+                 "labels": [{"name": "doc", "color": "blue"}, {"name": "easy", "color": "blue"}]}
+            ])
+            .to_string(),
+        ),
+        ("GET", "/v1/odata") => (
+            "200 OK",
+            "application/json",
+            json!({"@odata.nextLink": "http://next", "@odata.count": 2,
+                   "value": [{"name": "a", "age": 1}, {"name": "b", "age": 2}]})
+            .to_string(),
+        ),
+        ("GET", "/v1/own") => (
+            "200 OK",
+            "application/json",
+            r#"{"id":1,"note":"n"}"#.into(),
+        ),
         // The OAuth2 token endpoint of specs/serve/oauth.yaml.
         ("POST", "/token") => (
             "200 OK",
@@ -2055,5 +2079,142 @@ fn max_result_bytes_in_the_hints_file_raises_the_tools_budget() {
     // Other tools keep --max-result-bytes.
     let r = s.call("list_users", json!({"limit": 200}));
     assert!(size(&r) <= 40_000);
+    s.finish();
+}
+
+const FIELDS: &str = "specs/serve/fields.yaml";
+
+/// A tool by name from a `tools/list` answer.
+fn listed_tool(listed: &Value, name: &str) -> Value {
+    listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[test]
+fn fields_keep_only_the_named_paths_and_stay_valid() {
+    let api = Api::start();
+    let mut s = Session::start_spec(FIELDS, &["--base-url", &api.base], &[]);
+    s.initialize();
+    let listed = s.request("tools/list", json!({}));
+    let issues = listed_tool(&listed, "list_issues");
+    assert_eq!(
+        issues["inputSchema"]["properties"]["_fields"]["items"],
+        json!({"type": "string"})
+    );
+    assert_eq!(issues["_meta"]["openapi-mcp/http"]["arguments"], json!({}));
+    assert_eq!(
+        issues["_meta"]["openapi-mcp/http"]["output"],
+        json!({"wrapped": "result", "fields": "_fields"})
+    );
+    let output = jsonschema::validator_for(&issues["outputSchema"]).unwrap();
+
+    // A list of objects: exactly the named keys, in every item.
+    let r = s.call(
+        "list_issues",
+        json!({"_fields": ["number", "title", "user.login"]}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let expected = json!([
+        {"number": 1, "title": "Crash", "user": {"login": "ann"}},
+        {"number": 2, "title": "Typo", "user": null}
+    ]);
+    assert_eq!(r["structuredContent"], json!({"result": expected}));
+    assert_eq!(
+        serde_json::from_str::<Value>(&text(&r)).unwrap(),
+        expected,
+        "the text copy is projected too"
+    );
+    let errors: Vec<String> = output
+        .iter_errors(&r["structuredContent"])
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // Items of nested lists are implied too; the whole answer validates as well.
+    let r = s.call("list_issues", json!({"_fields": ["labels.name"]}));
+    assert_eq!(
+        r["structuredContent"]["result"],
+        json!([{"labels": [{"name": "bug"}]}, {"labels": [{"name": "doc"}, {"name": "easy"}]}])
+    );
+    assert!(output.is_valid(&r["structuredContent"]), "{r}");
+    let whole = s.call("list_issues", json!({}));
+    assert_eq!(whole["structuredContent"]["result"][0]["body"], "b");
+    assert!(output.is_valid(&whole["structuredContent"]));
+    let sent = api.count();
+    assert!(api.last().target == "/v1/issues", "`_fields` is never sent");
+
+    // An unknown path: a tool error naming it and the top-level fields, and nothing sent.
+    let r = s.call("list_issues", json!({"_fields": ["number", "user.name"]}));
+    assert!(is_error(&r), "{r}");
+    let message = text(&r);
+    assert!(message.contains("unknown field `user.name`"), "{message}");
+    assert!(
+        message.contains("the fields of `user` are: `login`, `id`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("`number`, `title`, `user`, `body`, `state`, `labels`"),
+        "{message}"
+    );
+    let r = s.call("list_issues", json!({"_fields": ["numbr"]}));
+    assert!(
+        text(&r).contains("unknown field `numbr`; the answer's fields are"),
+        "{r}"
+    );
+    assert_eq!(api.count(), sent, "nothing may be sent");
+
+    // A key holding dots, written with `\.`; an object answer is not wrapped.
+    let people = listed_tool(&listed, "list_people");
+    let r = s.call(
+        "list_people",
+        json!({"_fields": ["@odata\\.nextLink", "value.name"]}),
+    );
+    let expected =
+        json!({"@odata.nextLink": "http://next", "value": [{"name": "a"}, {"name": "b"}]});
+    assert_eq!(r["structuredContent"], expected);
+    assert!(
+        jsonschema::validator_for(&people["outputSchema"])
+            .unwrap()
+            .is_valid(&expected)
+    );
+    let r = s.call("list_people", json!({"_fields": ["@odata.nextLink"]}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains(r"`@odata\.nextLink`"), "{r}");
+
+    // An operation with its own `_fields`: it is the operation's, sent as a query parameter.
+    let own = listed_tool(&listed, "get_own");
+    assert_eq!(
+        own["inputSchema"]["properties"]["_fields"],
+        json!({"type": "string"})
+    );
+    assert!(
+        own["_meta"]["openapi-mcp/http"].get("output").is_none(),
+        "{own}"
+    );
+    let r = s.call("get_own", json!({"_fields": "id"}));
+    assert_eq!(r["structuredContent"], json!({"id": 1, "note": "n"}));
+    assert_eq!(api.last().target, "/v1/own?_fields=id");
+    s.finish();
+
+    // `--dynamic`: the description shows `_fields`, and the call tool applies it.
+    let mut s = Session::start_spec(FIELDS, &["--base-url", &api.base, "--dynamic"], &[]);
+    s.initialize();
+    let described = s.call("describe_operation", json!({"name": "list_issues"}));
+    assert_eq!(
+        described["structuredContent"]["inputSchema"]["properties"]["_fields"],
+        issues["inputSchema"]["properties"]["_fields"]
+    );
+    let r = s.call(
+        "call_read_operation",
+        json!({"name": "list_issues", "arguments": {"_fields": ["number"]}}),
+    );
+    assert_eq!(
+        r["structuredContent"],
+        json!({"result": [{"number": 1}, {"number": 2}]})
+    );
     s.finish();
 }
