@@ -129,9 +129,12 @@ impl Converter<'_> {
         let mut one_of: Option<Value> = None;
         for (k, v) in obj {
             let key = k.as_str();
-            if dir == Direction::Output && fails_projection(key, v) {
-                // The direction changes this schema: its two conversions differ.
+            if fails_projection(key, v) {
+                // The direction changes this schema: its two conversions differ (whichever is
+                // made first, the other must be made too).
                 self.sided = true;
+            }
+            if dir == Direction::Output && fails_projection(key, v) {
                 if key == "oneOf" {
                     one_of = self.conv_list(v, dir, at, refs, depth)?;
                 }

@@ -15,7 +15,8 @@
 //!   an unknown `type` name) are dropped too, since no validator could use them.
 //! - Every `$ref` (to `components`, or to any local pointer) becomes `#/$defs/NAME`. Each referenced
 //!   schema is converted once per direction and cached (once for both when none of its properties
-//!   is marked `readOnly` or `writeOnly`); a tool's schema gets exactly the `$defs` it reaches, so
+//!   is marked `readOnly` or `writeOnly` and it has none of the keywords output schemas leave
+//!   out); a tool's schema gets exactly the `$defs` it reaches, so
 //!   recursive schemas work and no `$ref` dangles. `inline_refs` inlines all non-recursive
 //!   definitions instead.
 //!
@@ -451,6 +452,33 @@ mod tests {
                     marked(&mut c);
                 }
             }
+        }
+    }
+
+    /// A definition with a keyword output schemas leave out (`required`, `uniqueItems`, ...) is
+    /// converted for each direction, whichever comes first: the output form never has it.
+    #[test]
+    fn definitions_with_what_outputs_leave_out_are_converted_for_each_direction() {
+        let doc = serde_json::json!({"components": {"schemas": {
+            "R": {"type": "object", "required": ["a"], "properties": {
+                "a": {"type": "array", "uniqueItems": true}}}
+        }}});
+        for first in [Direction::Input, Direction::Output] {
+            let mut c = Converter::new("t", &doc);
+            let (id, _) = c.register("#/components/schemas/R", "/x").unwrap();
+            c.definition(id, first).unwrap();
+            let input = c.definition(id, Direction::Input).unwrap();
+            let output = c.definition(id, Direction::Output).unwrap();
+            assert_eq!(
+                input.value["required"],
+                serde_json::json!(["a"]),
+                "{first:?}"
+            );
+            assert!(output.value.get("required").is_none(), "{first:?}");
+            assert!(
+                output.value.pointer("/properties/a/uniqueItems").is_none(),
+                "{first:?}"
+            );
         }
     }
 
