@@ -85,8 +85,8 @@ fn body_parameter_is_spread_into_arguments() {
     let props = add.input_schema["properties"].as_object().unwrap();
     assert_eq!(
         props.keys().collect::<Vec<_>>(),
-        ["name", "tag", "status"],
-        "readOnly `id` is not an input"
+        ["name", "tag", "status", "_fields"],
+        "readOnly `id` is not an input; `_fields` chooses fields of the answer"
     );
     assert!(
         add.call
