@@ -1772,6 +1772,36 @@ fn an_open_event_stream_is_answered_with_the_events_so_far() {
     s.finish();
 }
 
+/// An event stream that keeps sending is read up to the result budget and answered with the
+/// events that fit, cut within the budget (not dropped for being over it).
+#[test]
+fn a_flooding_event_stream_returns_the_events_that_fit() {
+    let media = common::media::Media::start();
+    for budget in ["40000", "5000"] {
+        let mut s = media_session(&media, &["--max-result-bytes", budget]);
+        let r = s.call("get_media", json!({"name": "flood"}));
+        assert!(!is_error(&r), "{r}");
+        assert!(
+            size(&r) <= budget.parse().unwrap(),
+            "{} bytes: {r}",
+            size(&r)
+        );
+        let note = text(&r);
+        assert!(
+            note.contains("reading stopped at the result budget"),
+            "{note}"
+        );
+        let events = r["content"][1]["text"].as_str().expect("the events");
+        assert!(
+            events
+                .starts_with("event: message\ndata: {\"n\":0}\n\nevent: message\ndata: {\"n\":1}"),
+            "{r}"
+        );
+        assert!(events.contains("[... cut: "), "{r}");
+        s.finish();
+    }
+}
+
 /// `--dynamic`'s call tools answer through the same path: an image is image content.
 #[test]
 fn dynamic_calls_return_the_same_content() {

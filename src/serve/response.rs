@@ -340,8 +340,8 @@ fn text_within(
              {budget} bytes; ask for less, or raise --max-result-bytes]"
         )
     };
-    // The marker is longest with the most digits; it is ASCII without escapes.
-    let room = room.saturating_sub(marker(total).len());
+    // The marker is longest with the most digits; its line break takes two bytes in JSON.
+    let room = room.saturating_sub(json_len(&marker(total)));
     let (mut used, mut end, mut kept) = (0, 0, 0);
     for (at, c) in text.char_indices() {
         used += char_json_len(c);
@@ -816,6 +816,45 @@ mod tests {
         );
         assert!(note.contains("nothing came for 2 s"), "{note}");
         assert_eq!(v["content"][1]["text"], "event: message\ndata: {\"n\":1}\n");
+    }
+
+    #[test]
+    fn a_flooding_event_stream_is_cut_to_the_budget() {
+        let body: String = (0..20_000)
+            .map(|n| format!("data: {{\"n\":{n}}}\n\n"))
+            .collect();
+        for budget in [2_000, 10_000, BUDGET] {
+            let r = to_result(
+                &Reply {
+                    stream: Some(Stopped::Full),
+                    ..reply(200, "text/event-stream", &body.as_bytes()[..budget])
+                },
+                "http://h/v1/s",
+                None,
+                &ok,
+                &Secrets::default(),
+                budget,
+            );
+            assert!(
+                budget::bytes(&r) <= budget,
+                "{} > {budget}",
+                budget::bytes(&r)
+            );
+            let v = json_of(&r);
+            let events = v["content"][1]["text"].as_str().unwrap();
+            assert!(
+                events.starts_with("event: message\ndata: {\"n\":0}\n"),
+                "{v}"
+            );
+            assert!(events.contains("[... cut: "), "{v}");
+        }
+        // Plain text cut to the budget: ASCII that fills it exactly.
+        let r = text_within(None, &"x".repeat(5000), &Secrets::default(), 1000);
+        assert!(
+            (990..=1000).contains(&budget::bytes(&r)),
+            "{}",
+            budget::bytes(&r)
+        );
     }
 
     #[test]

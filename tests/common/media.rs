@@ -78,6 +78,7 @@ fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
     let name = request.target.trim_start_matches("/v1/media/");
     let (content_type, body): (&str, Vec<u8>) = match name {
         "events" => return events(stream, closed),
+        "flood" => return flood(stream),
         "png" => ("image/png", png()),
         "big.png" => ("image/png", bytes_after(b"\x89PNG").repeat(80)),
         "wav" => ("audio/wav", wav()),
@@ -94,6 +95,24 @@ fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
     );
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(&body);
+}
+
+/// A chunked event stream that never stops sending (up to 10 MB, or until the client closes it).
+fn flood(mut stream: TcpStream) {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+                Transfer-Encoding: chunked\r\n\r\n";
+    let _ = stream.write_all(head.as_bytes());
+    let mut chunk = String::new();
+    for n in 0..100_000 {
+        chunk.push_str(&format!("data: {{\"n\":{n}}}\n\n"));
+        if chunk.len() > 4000 {
+            if write!(stream, "{:x}\r\n{chunk}\r\n", chunk.len()).is_err() {
+                return;
+            }
+            chunk.clear();
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
 }
 
 /// A chunked event stream: [`EVENTS`], then nothing, open until the client closes it (or 30 s).
