@@ -1802,6 +1802,34 @@ fn a_flooding_event_stream_returns_the_events_that_fit() {
     }
 }
 
+fn token_session(media: &common::media::Media) -> Session {
+    let auth = format!("Authorization: Bearer {}", common::media::TOKEN);
+    media_session(media, &["--header", &auth])
+}
+
+/// A credential written with JSON escapes (`\u002B`, `\/`, lower-case hex, escaped letters) is
+/// masked in an error's excerpt, in a JSON answer's text copy and in plain text.
+#[test]
+fn escaped_credentials_are_masked_everywhere() {
+    let media = common::media::Media::start();
+    let mut s = token_session(&media);
+    for name in ["denied", "escaped.json", "escaped.txt"] {
+        let r = s.call("get_media", json!({"name": name}));
+        let all = r.to_string();
+        assert!(all.contains("***"), "{name}: {r}");
+        for piece in ["7Lx9Rt2Vb5N", "Zq8"] {
+            assert!(!all.contains(piece), "{name}: {piece} in {r}");
+        }
+    }
+    let r = s.call("get_media", json!({"name": "denied"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("invalid token ***"), "{r}");
+    let r = s.call("get_media", json!({"name": "escaped.json"}));
+    assert_eq!(r["structuredContent"]["token"], "***", "{r}");
+    assert_eq!(text(&r), r#"{"token":"***"}"#, "{r}");
+    s.finish();
+}
+
 /// `--dynamic`'s call tools answer through the same path: an image is image content.
 #[test]
 fn dynamic_calls_return_the_same_content() {

@@ -507,6 +507,12 @@ impl Secrets {
     /// the text before (after) it is not a letter or digit or is a JSON escape such as `\n`, so
     /// `abc` is masked in `key=abc&` and in `"\nabc"` but not in `abcdef`. The text is never
     /// parsed: a result's text copy can be megabytes.
+    ///
+    /// Then, when the text has a backslash, it is searched again as decoded views in which every
+    /// JSON escape (`\uXXXX` in either case, surrogate pairs, `\/`, `\n`, `\\`...) is one
+    /// character (up to [`UNESCAPE_LEVELS`] times, for JSON inside a JSON string), so a secret
+    /// written with escaped characters of any kind is found; the span of the original text it
+    /// covers, escapes included, becomes `***`.
     pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         let mut out = std::borrow::Cow::Borrowed(text);
         for (secret, anywhere) in &self.forms {
@@ -514,7 +520,52 @@ impl Secrets {
                 out = std::borrow::Cow::Owned(replaced);
             }
         }
+        if let Some(replaced) = self.redact_escaped(&out) {
+            out = std::borrow::Cow::Owned(replaced);
+        }
         out
+    }
+
+    /// `text` with every secret found in its decoded views (see [`Secrets::redact`]) masked;
+    /// `None` when there is none.
+    fn redact_escaped(&self, text: &str) -> Option<String> {
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut view: Option<(String, Vec<usize>)> = None;
+        for _ in 0..UNESCAPE_LEVELS {
+            let current = view.as_ref().map_or(text, |(v, _)| v.as_str());
+            let Some((decoded, starts)) = unescaped(current) else {
+                break;
+            };
+            // Offsets into `text`, through the views before.
+            let starts = match &view {
+                Some((_, before)) => starts.iter().map(|&i| before[i]).collect(),
+                None => starts,
+            };
+            for (secret, anywhere) in &self.forms {
+                for (s, e) in token_spans(&decoded, secret, *anywhere) {
+                    spans.push((starts[s], starts[e]));
+                }
+            }
+            view = Some((decoded, starts));
+        }
+        if spans.is_empty() {
+            return None;
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        for (s, e) in spans {
+            if e <= copied {
+                continue;
+            }
+            if s >= copied {
+                out.push_str(&text[copied..s]);
+                out.push_str("***");
+            }
+            copied = e;
+        }
+        out.push_str(&text[copied..]);
+        Some(out)
     }
 
     /// Redact every string and object key in `value`, in place.
@@ -694,11 +745,30 @@ fn after_escape(head: &[u8]) -> bool {
 /// `text` with whole-token occurrences of `secret` (every one when `anywhere`) replaced by `***`;
 /// `None` when there is none.
 fn replace_token(text: &str, secret: &str, anywhere: bool) -> Option<String> {
-    let bytes = text.as_bytes();
-    let s = secret.as_bytes();
-    let (first, last) = (*s.first()?, *s.last()?);
+    let spans = token_spans(text, secret, anywhere);
+    if spans.is_empty() {
+        return None;
+    }
     let mut out = String::new();
     let mut copied = 0;
+    for (start, end) in spans {
+        out.push_str(&text[copied..start]);
+        out.push_str("***");
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// The byte spans of whole-token occurrences of `secret` in `text` (every one when `anywhere`),
+/// in order and apart.
+fn token_spans(text: &str, secret: &str, anywhere: bool) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let s = secret.as_bytes();
+    let mut spans = Vec::new();
+    let (Some(&first), Some(&last)) = (s.first(), s.last()) else {
+        return spans;
+    };
     let mut from = 0;
     while let Some(pos) = text[from..].find(secret) {
         let start = from + pos;
@@ -710,20 +780,86 @@ fn replace_token(text: &str, secret: &str, anywhere: bool) -> Option<String> {
             || after_escape(&bytes[..start]);
         let after = anywhere || end == bytes.len() || !is_word(last) || !is_word(bytes[end]);
         if before && after {
-            out.push_str(&text[copied..start]);
-            out.push_str("***");
-            copied = end;
+            spans.push((start, end));
             from = end;
         } else {
             // Next match may start inside this one: move one character on.
             from = start + text[start..].chars().next().map_or(1, char::len_utf8);
         }
     }
-    if copied == 0 {
+    spans
+}
+
+/// How many times [`Secrets::redact`] decodes the JSON escapes of a text: JSON in a JSON string
+/// in a JSON string is still searched.
+const UNESCAPE_LEVELS: usize = 3;
+
+/// `text` with each JSON escape decoded to the character it stands for (`\uXXXX` in either
+/// case, a surrogate pair as one character; a lone surrogate or an unknown escape is kept as
+/// written), and for each byte of the decoded text (and one past its end) the offset in `text`
+/// of the character or escape it comes from. `None` when there is no escape to decode.
+fn unescaped(text: &str) -> Option<(String, Vec<usize>)> {
+    if !text.contains('\\') {
         return None;
     }
-    out.push_str(&text[copied..]);
-    Some(out)
+    let mut out = String::with_capacity(text.len());
+    let mut starts = Vec::with_capacity(text.len() + 1);
+    let mut decoded = false;
+    let mut at = 0;
+    while let Some(c) = text[at..].chars().next() {
+        let (c, len) = match escape_at(&text[at..]) {
+            Some(escape) => {
+                decoded = true;
+                escape
+            }
+            None => (c, c.len_utf8()),
+        };
+        out.push(c);
+        starts.extend(std::iter::repeat_n(at, c.len_utf8()));
+        at += len;
+    }
+    starts.push(text.len());
+    decoded.then_some((out, starts))
+}
+
+/// The character a JSON escape at the start of `text` stands for, and the escape's length.
+fn escape_at(text: &str) -> Option<(char, usize)> {
+    let rest = text.strip_prefix('\\')?;
+    let c = match rest.as_bytes().first()? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let unit = hex4(rest.get(1..5)?)?;
+            if (0xD800..0xDC00).contains(&unit) {
+                let low = rest
+                    .get(5..11)
+                    .and_then(|l| l.strip_prefix("\\u"))
+                    .and_then(hex4)?;
+                if !(0xDC00..0xE000).contains(&low) {
+                    return None;
+                }
+                let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                return Some((char::from_u32(c)?, 12));
+            }
+            return Some((char::from_u32(unit)?, 6));
+        }
+        _ => return None,
+    };
+    Some((c, 2))
+}
+
+/// Four hex digits, in either case.
+fn hex4(digits: &str) -> Option<u32> {
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
 }
 
 #[cfg(test)]
@@ -945,6 +1081,52 @@ mod tests {
         let mut v = json!({"text": "{\"m\":\"\\nabc\"}"});
         s.redact_value(&mut v);
         assert_eq!(v, json!({"text": "{\"m\":\"\\n***\"}"}));
+    }
+
+    #[test]
+    fn redaction_decodes_every_json_escape() {
+        let token = "Zq8/Kp&3Wm+7Lx9Rt2Vb5Nc0";
+        let s = Secrets::new([format!("Bearer {token}"), token.to_string(), "abc".into()]);
+        for (echoed, masked) in [
+            // Any escaped character, in either case of hex.
+            (
+                r#"{"error":"invalid token Zq8/Kp&3Wm\u002B7Lx9Rt2Vb5Nc0"}"#,
+                r#"{"error":"invalid token ***"}"#,
+            ),
+            (
+                r#"{"t":"Zq8\u002fKp\u00263Wm\u002b7Lx9Rt2Vb5Nc0"}"#,
+                r#"{"t":"***"}"#,
+            ),
+            (
+                r#"{"t":"\u005Aq8\/Kp&3Wm+7Lx9Rt2Vb5N\u0063\u0030!"}"#,
+                r#"{"t":"***!"}"#,
+            ),
+            // The header value with an escaped space, and as plain text.
+            (
+                r"auth: Bearer\u0020Zq8\u002FKp&3Wm+7Lx9Rt2Vb5Nc0.",
+                "auth: ***.",
+            ),
+            // JSON in a JSON string: the escapes are escaped again.
+            (
+                r#"{"text":"{\"t\":\"Zq8\\u002FKp&3Wm+7Lx9Rt2Vb5Nc0\"}"}"#,
+                r#"{"text":"{\"t\":\"***\"}"}"#,
+            ),
+            // A short secret stays whole-token in the decoded view.
+            (
+                r#"["\u0061bc", "\u0061bcdef", "x\nabc"]"#,
+                r#"["***", "\u0061bcdef", "x\n***"]"#,
+            ),
+        ] {
+            assert_eq!(s.redact(echoed), masked, "{echoed}");
+        }
+        // Surrogate pairs, lone surrogates and unknown escapes.
+        let s = Secrets::new(["k\u{1F600}y-secret-1"]);
+        assert_eq!(s.redact(r"x k\uD83D\ude00y-secret-1 x"), "x *** x");
+        assert_eq!(s.redact(r"\uD83D \q k\u{1F600}"), r"\uD83D \q k\u{1F600}");
+        let (decoded, starts) = unescaped(r"a\u00e9\n").unwrap();
+        assert_eq!(decoded, "a\u{e9}\n");
+        assert_eq!(starts, vec![0, 1, 1, 7, 9]);
+        assert!(unescaped("no escapes").is_none());
     }
 
     #[test]

@@ -76,9 +76,16 @@ fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
         return;
     };
     let name = request.target.trim_start_matches("/v1/media/");
+    let mut status = "200 OK";
     let (content_type, body): (&str, Vec<u8>) = match name {
         "events" => return events(stream, closed),
         "flood" => return flood(stream),
+        "escaped.json" => ("application/json", ESCAPED_JSON.as_bytes().to_vec()),
+        "escaped.txt" => ("text/plain", ESCAPED_TEXT.as_bytes().to_vec()),
+        "denied" => {
+            status = "401 Unauthorized";
+            ("application/json", ESCAPED_ERROR.as_bytes().to_vec())
+        }
         "png" => ("image/png", png()),
         "big.png" => ("image/png", bytes_after(b"\x89PNG").repeat(80)),
         "wav" => ("audio/wav", wav()),
@@ -89,13 +96,21 @@ fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
         _ => ("text/plain", b"no such file".to_vec()),
     };
     let head = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
          Connection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(&body);
 }
+
+/// A credential the tests send (`--header 'Authorization: Bearer <TOKEN>'`) and the upstream
+/// echoes in the `token.*`, `escaped.*` and `denied` answers.
+pub const TOKEN: &str = "Zq8/Kp&3Wm+7Lx9Rt2Vb5Nc0";
+/// [`TOKEN`] in JSON with `+` (and, upper or lower case hex, other characters) escaped.
+pub const ESCAPED_JSON: &str = r#"{"token":"Zq8\u002FKp\u00263Wm\u002b7Lx9Rt2Vb5N\u00630"}"#;
+pub const ESCAPED_TEXT: &str = r"token: Zq8\/Kp&3Wm\u002B7Lx9Rt2Vb5Nc0";
+pub const ESCAPED_ERROR: &str = r#"{"error":"invalid token Zq8/Kp&3Wm\u002B7Lx9Rt2Vb5Nc0"}"#;
 
 /// A chunked event stream that never stops sending (up to 10 MB, or until the client closes it).
 fn flood(mut stream: TcpStream) {
