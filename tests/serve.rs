@@ -1830,6 +1830,26 @@ fn escaped_credentials_are_masked_everywhere() {
     s.finish();
 }
 
+/// Textual media types that are not `text/*` (NDJSON, a JWT), and any body that is UTF-8 text
+/// whatever its type, are text with the credential masked, not an unmasked blob.
+#[test]
+fn textual_answers_of_any_type_are_masked_text() {
+    let media = common::media::Media::start();
+    let mut s = token_session(&media);
+    for name in ["token.ndjson", "token.jwt", "token.bin"] {
+        let r = s.call("get_media", json!({"name": name}));
+        assert!(!is_error(&r), "{r}");
+        assert_eq!(r["content"][0]["type"], "text", "{name}: {r}");
+        let all = r.to_string();
+        assert!(all.contains("***"), "{name}: {r}");
+        assert!(!all.contains("7Lx9Rt2Vb5N"), "{name}: {r}");
+    }
+    // Binary bytes stay a blob resource.
+    let r = s.call("get_media", json!({"name": "tgz"}));
+    assert_eq!(r["content"][0]["type"], "resource", "{r}");
+    s.finish();
+}
+
 /// `--dynamic`'s call tools answer through the same path: an image is image content.
 #[test]
 fn dynamic_calls_return_the_same_content() {

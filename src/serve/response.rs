@@ -1,8 +1,8 @@
 //! Response: turns the API's HTTP response into an MCP `CallToolResult` — JSON as
 //! `structuredContent` (wrapped like the `outputSchema`) plus a text copy, other text (decoded
-//! from its charset) and event streams as text, images and audio as such, other binary as an
-//! embedded resource, each within the result budget, and any non-2xx status as a tool error
-//! with a body excerpt.
+//! from its charset, and any body that is UTF-8 text) and event streams as text, images and audio
+//! as such, other binary as an embedded resource, each within the result budget, and any non-2xx
+//! status as a tool error with a body excerpt.
 
 use super::auth::Secrets;
 use super::budget;
@@ -204,6 +204,7 @@ fn is_text(essence: &str) -> bool {
         || matches!(
             essence,
             "application/javascript"
+                | "application/x-javascript"
                 | "application/ecmascript"
                 | "application/x-www-form-urlencoded"
                 | "application/yaml"
@@ -212,21 +213,43 @@ fn is_text(essence: &str) -> bool {
                 | "application/sql"
                 | "application/toml"
                 | "application/csv"
+                | "application/json-seq"
+                | "application/x-ndjson"
+                | "application/ndjson"
+                | "application/jsonl"
+                | "application/x-jsonlines"
+                | "application/jwt"
+                | "application/jose"
+                | "application/x-sh"
+                | "application/x-httpd-php"
+                | "application/rtf"
+                | "application/x-tex"
+                | "application/pem-certificate-chain"
+                | "application/x-pem-file"
+                | "message/http"
         )
 }
 
-/// The body as text when the media type is textual, decoded from its `charset` (UTF-8 by
-/// default; a byte that is not valid becomes U+FFFD). `None`: binary, or a charset this server
-/// does not decode. A body without a media type is text only when it is valid UTF-8.
+/// The body as text when it can carry readable text, decoded from its `charset` (UTF-8 by
+/// default; a byte that is not valid becomes U+FFFD): a textual media type ([`is_text`]) or one
+/// with a `charset` parameter, or — whatever the type, except `image/*` and `audio/*` — a body
+/// that is valid UTF-8 without a NUL byte (so a credential in it is masked). `None`: binary, or
+/// a charset this server does not decode (and a body that is not UTF-8).
 fn textual(content_type: &str, body: &[u8]) -> Option<String> {
     let essence = essence(content_type);
-    if essence.is_empty() {
-        return String::from_utf8(body.to_vec()).ok();
+    let utf8_text = || {
+        std::str::from_utf8(body)
+            .ok()
+            .filter(|t| !t.contains('\0'))
+            .map(str::to_string)
+    };
+    if is_text(&essence) || parameter(content_type, "charset").is_some() {
+        return decode(parameter(content_type, "charset"), body).or_else(utf8_text);
     }
-    if !is_text(&essence) {
+    if essence.starts_with("image/") || essence.starts_with("audio/") {
         return None;
     }
-    decode(parameter(content_type, "charset"), body)
+    utf8_text()
 }
 
 /// `body` decoded from the charset `label` (a byte order mark first wins over it). Labels as
@@ -886,10 +909,30 @@ mod tests {
         );
         // UTF-8 by default; a byte that is not UTF-8 is replaced, not a reason to drop the text.
         assert_eq!(textual("text/plain", b"caf\xE9").unwrap(), "caf\u{fffd}");
-        // A charset not decoded here, binary types, and non-UTF-8 bytes of no stated type.
-        assert_eq!(textual("text/plain; charset=shift_jis", b"abc"), None);
+        // A charset not decoded here (unless the body is UTF-8), images and audio, and bytes
+        // that are not UTF-8 or have a NUL, of no stated type or of any other.
+        assert_eq!(textual("text/plain; charset=shift_jis", b"\x82\xA0"), None);
+        assert_eq!(
+            textual("text/plain; charset=shift_jis", b"abc").unwrap(),
+            "abc"
+        );
         assert_eq!(textual("image/png", b"abc"), None);
+        assert_eq!(textual("audio/basic", b"abc"), None);
         assert_eq!(textual("", b"\xFF\x00"), None);
+        assert_eq!(textual("application/octet-stream", b"ab\0c"), None);
+        assert_eq!(textual("application/zip", b"PK\x03\x04\xFF"), None);
+        // Textual application types, and any other type whose body is UTF-8 text.
+        for ct in [
+            "application/x-ndjson",
+            "application/jwt",
+            "application/json-seq",
+            "application/problem+json",
+            "application/octet-stream",
+            "application/vnd.acme.token",
+            "font/x-unknown",
+        ] {
+            assert_eq!(textual(ct, b"tok \xC3\xA9").unwrap(), "tok \u{e9}", "{ct}");
+        }
         assert_eq!(textual("image/svg+xml", b"<svg/>").unwrap(), "<svg/>");
     }
 

@@ -80,6 +80,12 @@ fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
     let (content_type, body): (&str, Vec<u8>) = match name {
         "events" => return events(stream, closed),
         "flood" => return flood(stream),
+        "token.ndjson" => (
+            "application/x-ndjson",
+            format!("{{\"token\":\"{TOKEN}\"}}\n{{\"n\":2}}\n").into_bytes(),
+        ),
+        "token.jwt" => ("application/jwt", TOKEN.as_bytes().to_vec()),
+        "token.bin" => ("application/octet-stream", TOKEN.as_bytes().to_vec()),
         "escaped.json" => ("application/json", ESCAPED_JSON.as_bytes().to_vec()),
         "escaped.txt" => ("text/plain", ESCAPED_TEXT.as_bytes().to_vec()),
         "denied" => {
