@@ -529,6 +529,9 @@ impl Secrets {
     /// `text` with every secret found in its decoded views (see [`Secrets::redact`]) masked;
     /// `None` when there is none.
     fn redact_escaped(&self, text: &str) -> Option<String> {
+        if self.forms.is_empty() {
+            return None;
+        }
         let mut spans: Vec<(usize, usize)> = Vec::new();
         let mut view: Option<(String, Vec<usize>)> = None;
         for _ in 0..UNESCAPE_LEVELS {
