@@ -508,11 +508,12 @@ impl Secrets {
     /// `abc` is masked in `key=abc&` and in `"\nabc"` but not in `abcdef`. The text is never
     /// parsed: a result's text copy can be megabytes.
     ///
-    /// Then, when the text has a backslash, it is searched again as decoded views in which every
-    /// JSON escape (`\uXXXX` in either case, surrogate pairs, `\/`, `\n`, `\\`...) is one
-    /// character (up to [`UNESCAPE_LEVELS`] times, for JSON inside a JSON string), so a secret
-    /// written with escaped characters of any kind is found; the span of the original text it
-    /// covers, escapes included, becomes `***`.
+    /// Then, when the text has a `\`, `&` or `%`, it is searched again as decoded views in which
+    /// every JSON escape (`\uXXXX` in either case, surrogate pairs, `\/`, `\n`, `\\`...), HTML/XML
+    /// character reference (`&amp;`, `&#43;`) and percent-encoded ASCII byte is one character (up
+    /// to [`UNESCAPE_LEVELS`] times, for JSON inside a JSON string or a value percent-encoded
+    /// twice), so a secret written with escaped characters of any kind is found; the span of the
+    /// original text it covers, escapes included, becomes `***`.
     pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         let mut out = std::borrow::Cow::Borrowed(text);
         for (secret, anywhere) in &self.forms {
@@ -797,12 +798,12 @@ fn token_spans(text: &str, secret: &str, anywhere: bool) -> Vec<(usize, usize)> 
 /// in a JSON string is still searched.
 const UNESCAPE_LEVELS: usize = 3;
 
-/// `text` with each JSON escape decoded to the character it stands for (`\uXXXX` in either
-/// case, a surrogate pair as one character; a lone surrogate or an unknown escape is kept as
+/// `text` with each escape ([`escape_at`]) decoded to the character it stands for (`\uXXXX` in
+/// either case, a surrogate pair as one character; a lone surrogate or an unknown escape is kept as
 /// written), and for each byte of the decoded text (and one past its end) the offset in `text`
 /// of the character or escape it comes from. `None` when there is no escape to decode.
 fn unescaped(text: &str) -> Option<(String, Vec<usize>)> {
-    if !text.contains('\\') {
+    if !text.contains(['\\', '&', '%']) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -825,8 +826,38 @@ fn unescaped(text: &str) -> Option<(String, Vec<usize>)> {
     decoded.then_some((out, starts))
 }
 
-/// The character a JSON escape at the start of `text` stands for, and the escape's length.
+/// The character an escape at the start of `text` stands for, and the escape's length: a JSON
+/// escape, an HTML/XML character reference (`&amp;`, `&#43;`, `&#x2B;`), or a percent-encoded
+/// ASCII byte (`%2B`, so a value percent-encoded twice is found a level down).
 fn escape_at(text: &str) -> Option<(char, usize)> {
+    if let Some(rest) = text.strip_prefix('%') {
+        let byte = u8::from_str_radix(rest.get(..2)?, 16).ok()?;
+        return (byte.is_ascii() && rest.as_bytes()[..2].iter().all(u8::is_ascii_hexdigit))
+            .then_some((char::from(byte), 3));
+    }
+    if let Some(rest) = text.strip_prefix('&') {
+        let end = rest.bytes().take(12).position(|b| b == b';')?;
+        let name = &rest[..end];
+        let c = match name {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => {
+                let number = name.strip_prefix('#')?;
+                let code = match number.strip_prefix(['x', 'X']) {
+                    Some(hex) if hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                        u32::from_str_radix(hex, 16).ok()?
+                    }
+                    None if number.bytes().all(|b| b.is_ascii_digit()) => number.parse().ok()?,
+                    _ => return None,
+                };
+                char::from_u32(code)?
+            }
+        };
+        return Some((c, end + 2));
+    }
     let rest = text.strip_prefix('\\')?;
     let c = match rest.as_bytes().first()? {
         b'"' => '"',
@@ -1130,6 +1161,20 @@ mod tests {
         assert_eq!(decoded, "a\u{e9}\n");
         assert_eq!(starts, vec![0, 1, 1, 7, 9]);
         assert!(unescaped("no escapes").is_none());
+        // HTML/XML character references and percent-encoding twice over.
+        let s = Secrets::new(["HkeyV4lue&/+ 9zzT"]);
+        for echoed in [
+            "<e>HkeyV4lue&amp;/+ 9zzT</e>",
+            "<e>HkeyV4lue&#38;&#x2F;&#43; 9zzT</e>",
+            "q=HkeyV4lue%2526%252F%252B%25209zzT",
+        ] {
+            assert_eq!(s.redact(echoed).matches("***").count(), 1, "{echoed}");
+            assert!(!s.redact(echoed).contains("9zzT"), "{echoed}");
+        }
+        assert_eq!(
+            s.redact("a &amp; b %41 &#9999999999; %zz &"),
+            "a &amp; b %41 &#9999999999; %zz &"
+        );
     }
 
     #[test]
@@ -1142,7 +1187,8 @@ mod tests {
         );
         assert_eq!(s.redact("abc"), "***");
         assert_eq!(s.redact("pw=p%40ss%20w%2Frd;"), "pw=***;");
-        assert_eq!(s.redact("pw=p%40ss w/rd"), "pw=p%40ss w/rd");
+        // Partly percent-encoded still reads as the password.
+        assert_eq!(s.redact("pw=p%40ss w/rd"), "pw=***");
         assert_eq!(
             s.redact(r#"{"h":"Bearer s3cret"}"#),
             r#"{"h":"Bearer ***"}"#
