@@ -534,7 +534,7 @@ impl Secrets {
             return None;
         }
         let mut spans: Vec<(usize, usize)> = Vec::new();
-        let mut view: Option<(String, Vec<usize>)> = None;
+        let mut view: Option<(String, Vec<u32>)> = None;
         for _ in 0..UNESCAPE_LEVELS {
             let current = view.as_ref().map_or(text, |(v, _)| v.as_str());
             let Some((decoded, starts)) = unescaped(current) else {
@@ -542,12 +542,12 @@ impl Secrets {
             };
             // Offsets into `text`, through the views before.
             let starts = match &view {
-                Some((_, before)) => starts.iter().map(|&i| before[i]).collect(),
+                Some((_, before)) => starts.iter().map(|&i| before[i as usize]).collect(),
                 None => starts,
             };
             for (secret, anywhere) in &self.forms {
                 for (s, e) in token_spans(&decoded, secret, *anywhere) {
-                    spans.push((starts[s], starts[e]));
+                    spans.push((starts[s] as usize, starts[e] as usize));
                 }
             }
             view = Some((decoded, starts));
@@ -802,16 +802,21 @@ const UNESCAPE_LEVELS: usize = 3;
 /// either case, a surrogate pair as one character; a lone surrogate or an unknown escape is kept as
 /// written), and for each byte of the decoded text (and one past its end) the offset in `text`
 /// of the character or escape it comes from. `None` when there is no escape to decode.
-fn unescaped(text: &str) -> Option<(String, Vec<usize>)> {
-    if !text.contains(['\\', '&', '%']) {
+fn unescaped(text: &str) -> Option<(String, Vec<u32>)> {
+    // Nothing is allocated unless something decodes (offsets as u32: 4 bytes a byte).
+    let len = u32::try_from(text.len()).ok()?;
+    if !text
+        .match_indices(['\\', '&', '%'])
+        .any(|(at, _)| escape_at(&text[at..]).is_some())
+    {
         return None;
     }
     let mut out = String::with_capacity(text.len());
-    let mut starts = Vec::with_capacity(text.len() + 1);
+    let mut starts: Vec<u32> = Vec::with_capacity(text.len() + 1);
     let mut decoded = false;
     let mut at = 0;
     while let Some(c) = text[at..].chars().next() {
-        let (c, len) = match escape_at(&text[at..]) {
+        let (c, used) = match escape_at(&text[at..]) {
             Some(escape) => {
                 decoded = true;
                 escape
@@ -819,10 +824,11 @@ fn unescaped(text: &str) -> Option<(String, Vec<usize>)> {
             None => (c, c.len_utf8()),
         };
         out.push(c);
-        starts.extend(std::iter::repeat_n(at, c.len_utf8()));
-        at += len;
+        // `at` < `text.len()`, which fits in u32.
+        starts.extend(std::iter::repeat_n(at as u32, c.len_utf8()));
+        at += used;
     }
-    starts.push(text.len());
+    starts.push(len);
     decoded.then_some((out, starts))
 }
 
