@@ -1723,6 +1723,48 @@ fn text_answers_are_decoded_and_cut_to_the_budget() {
     s.finish();
 }
 
+/// A JSON answer with more values than serve builds a tree of (1.5 million small integers, 3 MB)
+/// gets a text saying its size and that it is too large to shape, nothing of it; the server
+/// goes on, and a JSON answer under the cap (100,000 integers) is still cut to the budget.
+#[test]
+fn a_json_answer_of_too_many_values_is_described_not_shaped() {
+    let media = common::media::Media::start();
+    let mut s = media_session(&media, &[]);
+    let r = s.call("get_media", json!({"name": "many.json"}));
+    assert!(!is_error(&r), "{r}");
+    let said = text(&r);
+    let bytes = common::media::ints(common::media::MANY_INTS).len();
+    assert!(
+        said.contains(&format!("JSON answer ({} bytes", thousands(bytes)))
+            && said.contains("more than 1,000,000 JSON values")
+            && said.contains("too large to shape")
+            && said.contains("smaller page"),
+        "{said}"
+    );
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert!(serde_json::to_vec(&r).unwrap().len() < 1000, "{r}");
+    let r = s.call("get_media", json!({"name": "some.json"}));
+    assert!(!is_error(&r), "{r}");
+    let size = serde_json::to_vec(&r).unwrap().len();
+    assert!(size <= 40_000 && size > 30_000, "{size} bytes");
+    assert!(!text(&r).contains("too large to shape"), "{r}");
+    let r = s.call("get_media", json!({"name": "csv"}));
+    assert_eq!(text(&r), common::media::csv(3), "{r}");
+    s.finish();
+}
+
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// An image whose base64 would not fit the budget is not sent: a text says what it was, how big,
 /// and how to raise the budget.
 #[test]

@@ -177,7 +177,9 @@ pub fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
         return result;
     }
     if let Some(structured) = aside.or_else(|| result.structured_content.take()) {
-        if let Some(cut) = cut(&structured, call) {
+        // The text copy is not needed to cut: one copy of the body less while cutting.
+        result.content.clear();
+        if let Some(cut) = cut(structured, call) {
             return cut;
         }
     } else if let [only] = result.content.as_slice()
@@ -193,7 +195,8 @@ pub fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
             valid: &|_| true,
             ..*call
         };
-        if let Some(cut) = cut(&value, &as_text) {
+        result.content.clear();
+        if let Some(cut) = cut(value, &as_text) {
             return cut;
         }
     }
@@ -254,24 +257,31 @@ struct Cut {
     cap: Option<usize>,
 }
 
-/// The structured value cut to fit, as a result, or `None` when it cannot fit.
-fn cut(structured: &Value, call: &Call<'_>) -> Option<CallToolResult> {
-    let path = longest_array(structured, 3).unwrap_or_default();
-    let total = at(structured, &path)
+/// The structured value cut to fit, as a result, or `None` when it cannot fit. Only one copy
+/// of the whole value exists at a time: the whole is tried by moving it into the result, and
+/// each cut copies only the items it keeps.
+fn cut(structured: Value, call: &Call<'_>) -> Option<CallToolResult> {
+    let path = longest_array(&structured, 3).unwrap_or_default();
+    let total = at(&structured, &path)
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    let fits = |c: Cut| bytes(&build(structured, &path, total, c, call, true).0) <= call.budget;
     // 0. The whole value, its text copy written compactly (the API's may be indented).
-    let whole = Cut {
-        keep: total,
-        cap: None,
-    };
-    if fits(whole) {
-        return valid(structured, &path, total, whole, call);
+    let mut whole = whole_result(structured, call);
+    if measure(&mut whole, call.copies) <= call.budget {
+        let valid = whole.structured_content.as_ref().is_some_and(call.valid);
+        return valid.then(|| sent(whole, call.copies));
     }
-    // 1. Items: the most that fit (fitting grows with the count kept, so search the boundary).
+    let structured = whole.structured_content.take().unwrap_or(Value::Null);
+    drop(whole);
+    let structured = &structured;
+    let fits = |c: Cut| {
+        let mut r = build(structured, &path, total, c, call, true);
+        measure(&mut r, call.copies) <= call.budget
+    };
+    // 1. Items: the most that fit (fitting grows with the count kept, so search the boundary;
+    // each item takes at least a byte and a comma, so no more than `budget` of them fit).
     if total > 0 {
-        let keep = most(total, |k| fits(Cut { keep: k, cap: None }));
+        let keep = most(total.min(call.budget), |k| fits(Cut { keep: k, cap: None }));
         if let Some(keep) = keep.filter(|&k| k > 0) {
             return valid(structured, &path, total, Cut { keep, cap: None }, call);
         }
@@ -307,13 +317,17 @@ fn valid(
     c: Cut,
     call: &Call<'_>,
 ) -> Option<CallToolResult> {
-    let (result, value) = build(structured, path, total, c, call, true);
-    if (call.valid)(&value) {
-        return Some(result);
+    let result = build(structured, path, total, c, call, true);
+    if result.structured_content.as_ref().is_some_and(call.valid) {
+        return Some(sent(result, call.copies));
     }
     // Without the note in the structured value (an outputSchema that admits no other member).
-    let (result, value) = build(structured, path, total, c, call, false);
-    (call.valid)(&value).then_some(result)
+    let result = build(structured, path, total, c, call, false);
+    result
+        .structured_content
+        .as_ref()
+        .is_some_and(call.valid)
+        .then(|| sent(result, call.copies))
 }
 
 /// The largest `n` in `0..=max` for which `fits(n)` holds, searching as if fitting shrinks with
@@ -338,8 +352,9 @@ fn most(max: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
 /// only `structuredContent` when it is present.
 pub const NOTE_KEY: &str = "_budget_note";
 
-/// The result for cut `c` of `structured`, and its structured value; `note_in`: the note is
-/// also the structured value's [`NOTE_KEY`] member (when it is an object without one).
+/// The result for cut `c` of `structured`, its structured content kept even for `Copies::Text`
+/// (to be validated; [`sent`] drops it); `note_in`: the note is also the structured value's
+/// [`NOTE_KEY`] member (when it is an object without one).
 fn build(
     structured: &Value,
     path: &[String],
@@ -347,11 +362,8 @@ fn build(
     c: Cut,
     call: &Call<'_>,
     note_in: bool,
-) -> (CallToolResult, Value) {
-    let mut value = structured.clone();
-    if let Some(Value::Array(items)) = at_mut(&mut value, path) {
-        items.truncate(c.keep);
-    }
+) -> CallToolResult {
+    let mut value = clone_cut(structured, path, c.keep);
     let shortened = match c.cap {
         Some(cap) => {
             let mut n = 0;
@@ -360,33 +372,84 @@ fn build(
         }
         None => 0,
     };
-    let body = match call.wrapped {
-        Some(key) => value.get(key).cloned().unwrap_or(Value::Null),
-        None => value.clone(),
-    };
     let note = (c.keep < total || shortened > 0)
         .then(|| note(structured, path, total, c.keep, shortened, call));
+    // The text copy is the body without the note.
+    let text = text_copy(&value, call);
     if let (Some(note), true, Value::Object(map)) = (&note, note_in, &mut value)
         && call.copies != Copies::Text
         && !map.contains_key(NOTE_KEY)
     {
         map.insert(NOTE_KEY.to_string(), json!(note));
     }
-    let mut r = CallToolResult::structured(value.clone());
-    r.content = note.into_iter().map(ContentBlock::text).collect();
-    match call.copies {
-        Copies::Both => r.content.push(ContentBlock::text(
-            serde_json::to_string(&body).unwrap_or_default(),
-        )),
-        Copies::Text => {
-            r.structured_content = None;
-            r.content.push(ContentBlock::text(
-                serde_json::to_string(&body).unwrap_or_default(),
-            ));
-        }
-        Copies::Structured => {}
+    let mut r = CallToolResult::structured(value);
+    r.content = note
+        .into_iter()
+        .chain(text)
+        .map(ContentBlock::text)
+        .collect();
+    r
+}
+
+/// `value` as the structured content of a result with the text copy `call.copies` asks for;
+/// the structured content is kept even for `Copies::Text`.
+fn whole_result(value: Value, call: &Call<'_>) -> CallToolResult {
+    let text = text_copy(&value, call);
+    let mut r = CallToolResult::structured(value);
+    r.content = text.into_iter().map(ContentBlock::text).collect();
+    r
+}
+
+/// The text copy of structured `value` that `call.copies` asks for: the (wrapped) body, compact.
+fn text_copy(value: &Value, call: &Call<'_>) -> Option<String> {
+    if call.copies == Copies::Structured {
+        return None;
     }
-    (r, value)
+    let body = match call.wrapped {
+        Some(key) => value.get(key).unwrap_or(&Value::Null),
+        None => value,
+    };
+    Some(serde_json::to_string(body).unwrap_or_default())
+}
+
+/// The result as sent: without its structured content for `Copies::Text`.
+fn sent(mut result: CallToolResult, copies: Copies) -> CallToolResult {
+    if copies == Copies::Text {
+        result.structured_content = None;
+    }
+    result
+}
+
+/// The size of `result` as [`sent`] (its structured content put back after).
+fn measure(result: &mut CallToolResult, copies: Copies) -> usize {
+    if copies != Copies::Text {
+        return bytes(result);
+    }
+    let aside = result.structured_content.take();
+    let size = bytes(result);
+    result.structured_content = aside;
+    size
+}
+
+/// A copy of `value` whose array at `path` keeps only its first `keep` items (the others are
+/// not copied).
+fn clone_cut(value: &Value, path: &[String], keep: usize) -> Value {
+    match (path.split_first(), value) {
+        (None, Value::Array(items)) => Value::Array(items.iter().take(keep).cloned().collect()),
+        (Some((key, rest)), Value::Object(map)) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if k == key {
+                        clone_cut(v, rest, keep)
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
 }
 
 /// What was cut and how to get the rest.
@@ -980,7 +1043,7 @@ fn expand<'v>(
 }
 
 /// `1234` as `1,234`.
-fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -1022,10 +1085,6 @@ fn walk(
 
 fn at<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(value, |v, k| v.get(k))
-}
-
-fn at_mut<'a>(value: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
-    path.iter().try_fold(value, |v, k| v.get_mut(k))
 }
 
 /// The array's place in the API's body, as the model sees it.

@@ -11,6 +11,7 @@
 
 pub mod auth;
 pub mod budget;
+pub mod count;
 pub mod dynamic;
 pub mod http;
 pub mod oauth;

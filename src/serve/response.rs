@@ -6,6 +6,7 @@
 
 use super::auth::Secrets;
 use super::budget;
+use super::count;
 use super::http::Reply;
 use super::stream::{self, Stopped};
 use crate::model::json_rank;
@@ -86,7 +87,20 @@ pub fn to_result(
             "HTTP {status} (empty body)"
         ))]);
     }
-    let json = if json_rank(content_type).is_some() || content_type.is_empty() {
+    let json_typed = json_rank(content_type).is_some() || content_type.is_empty();
+    if json_typed && count::over(&text, count::MAX_VALUES).is_some() {
+        return too_many_values(&status, reply.body.len());
+    }
+    // No outputSchema and not an object: MCP wants an object, so text only ([`budget::fit`]
+    // cuts it as JSON); checked without building a tree of it.
+    if json_typed
+        && wrapped.is_none()
+        && !text.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok()
+    {
+        return CallToolResult::success(vec![ContentBlock::text(text)]);
+    }
+    let json = if json_typed {
         serde_json::from_str::<Value>(&text).ok()
     } else {
         None
@@ -115,6 +129,18 @@ pub fn to_result(
     result
 }
 
+/// The result for a JSON answer of `bytes` bytes with more than [`count::MAX_VALUES`] values
+/// (counted without building a tree): too large to shape, nothing of it sent.
+fn too_many_values(status: &str, bytes: usize) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(format!(
+        "HTTP {status}: the JSON answer ({} bytes, more than {} JSON values) is too large \
+         to shape within the result budget and was not sent. Ask for a smaller page (a \
+         page-size or limit argument) or narrower filters.",
+        budget::thousands(bytes),
+        budget::thousands(count::MAX_VALUES)
+    ))])
+}
+
 /// `result` with every secret masked, in its text and in its structured content. Binary data
 /// (image, audio, resource blob) is passed on as it came.
 pub fn redact_result(mut result: CallToolResult, secrets: &Secrets) -> CallToolResult {
@@ -128,13 +154,21 @@ pub fn redact_result(mut result: CallToolResult, secrets: &Secrets) -> CallToolR
         .enumerate()
         .filter_map(|(i, block)| binary_data(block).map(|d| (i, std::mem::take(d))))
         .collect();
+    // Masked in place: a copy of a large structured value as a second tree is what memory
+    // cannot afford (the rest, text blocks, goes through a JSON value once).
+    let mut structured = result.structured_content.take();
+    if let Some(value) = &mut structured {
+        secrets.redact_value(value);
+    }
     let Ok(mut value) = serde_json::to_value(&result) else {
         return error("the result could not be checked for credentials");
     };
+    drop(result);
     secrets.redact_value(&mut value);
     let Ok(mut masked) = serde_json::from_value::<CallToolResult>(value) else {
         return error("the result could not be checked for credentials");
     };
+    masked.structured_content = structured;
     for (i, data) in held {
         if let Some(slot) = masked.content.get_mut(i).and_then(binary_data) {
             *slot = data;

@@ -45,6 +45,25 @@ pub fn csv(rows: usize) -> String {
     out
 }
 
+/// Items of `many.json`: more JSON values than serve shapes (its cap is 1,000,000).
+pub const MANY_INTS: usize = 1_500_000;
+/// Items of `some.json`: under the cap, over the result budget.
+pub const SOME_INTS: usize = 100_000;
+
+/// A JSON array of `n` small integers (`[1,1,…]`: two bytes a value).
+pub fn ints(n: usize) -> String {
+    let mut out = String::with_capacity(2 * n + 1);
+    out.push('[');
+    for i in 0..n {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('1');
+    }
+    out.push(']');
+    out
+}
+
 /// `Café crème £5 ±1` in ISO-8859-1.
 pub const LATIN1: &[u8] = b"Caf\xe9 cr\xe8me \xa35 \xb11";
 
@@ -99,6 +118,8 @@ fn answer(mut stream: TcpStream, closed: &Mutex<Sender<Duration>>) {
         "csv" => ("text/csv; charset=utf-8", csv(3).into_bytes()),
         "big.csv" => ("text/csv; charset=utf-8", csv(5000).into_bytes()),
         "latin1" => ("text/plain; charset=ISO-8859-1", LATIN1.to_vec()),
+        "many.json" => ("application/json", ints(MANY_INTS).into_bytes()),
+        "some.json" => ("application/json", ints(SOME_INTS).into_bytes()),
         _ => ("text/plain", b"no such file".to_vec()),
     };
     let head = format!(
