@@ -523,6 +523,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         max_result_bytes,
         result_copies: args.result_copies,
         verbose: args.verbose,
+        shaping: Default::default(),
     })
 }
 

@@ -232,6 +232,51 @@ pub struct State {
     pub result_copies: budget::Copies,
     /// `--verbose`: refused calls are logged too.
     pub verbose: bool,
+    /// Bytes of answers being turned into results now ([`SHAPING_BYTES`] at most).
+    pub shaping: Shaping,
+}
+
+/// Bytes of upstream answers that calls turn into results at the same time, at most: a JSON
+/// answer's tree and copies take up to about 20 times its size while it is shaped, so this
+/// bounds that work to a few 10 MB answers at once whatever `--max-calls` (an answer larger
+/// than this, up to the 10 MB read cap, waits until it is shaped alone).
+pub const SHAPING_BYTES: usize = 24 * 1024 * 1024;
+
+/// A counting semaphore of answer bytes, for blocking threads.
+#[derive(Default)]
+pub struct Shaping {
+    held: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+/// `bytes` of [`Shaping`] held until dropped.
+pub struct Shaped<'a> {
+    shaping: &'a Shaping,
+    bytes: usize,
+}
+
+impl Shaping {
+    /// Wait until `bytes` (at most [`SHAPING_BYTES`]) fit beside the answers being shaped.
+    pub fn hold(&self, bytes: usize) -> Shaped<'_> {
+        let bytes = bytes.min(SHAPING_BYTES);
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        while *held + bytes > SHAPING_BYTES {
+            held = self.freed.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+        *held += bytes;
+        Shaped {
+            shaping: self,
+            bytes,
+        }
+    }
+}
+
+impl Drop for Shaped<'_> {
+    fn drop(&mut self) {
+        let mut held = self.shaping.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held -= self.bytes;
+        self.shaping.freed.notify_all();
+    }
 }
 
 /// Bytes of arguments that calls waiting for a `--max-calls` place may hold together, about.
@@ -388,7 +433,9 @@ impl ServerHandler for Server {
 /// result budget.
 pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
     let mut link = None;
-    let result = run_call(state, i, args, &mut link);
+    // Held from the answer's arrival until its result is within the budget.
+    let mut shaped = None;
+    let result = run_call(state, i, args, &mut link, &mut shaped);
     let secrets = state.secrets.get();
     let result = response::bound_error(response::redact_result(result, &secrets));
     let Some(entry) = state.entries.get(i) else {
@@ -435,11 +482,12 @@ fn entry_budget(state: &State, entry: &Entry) -> usize {
 }
 
 /// The call's result; `link` gets the answer's `Link` header.
-fn run_call(
-    state: &State,
+fn run_call<'a>(
+    state: &'a State,
     i: usize,
     args: &Map<String, Value>,
     link: &mut Option<String>,
+    shaped: &mut Option<Shaped<'a>>,
 ) -> CallToolResult {
     let Some(entry) = state.entries.get(i) else {
         return response::error("unknown tool");
@@ -503,6 +551,7 @@ fn run_call(
         Ok(reply) => {
             let check = |v: &Value| checks.output.problem(&tool.name, "outputSchema", v);
             link.clone_from(&reply.link);
+            *shaped = Some(state.shaping.hold(reply.body.len()));
             let result = response::to_result(
                 &reply,
                 &shown,
@@ -576,6 +625,36 @@ fn apply_credentials(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Answers are shaped together up to [`SHAPING_BYTES`]; one larger is shaped alone, and a
+    /// waiting one goes on when room is freed.
+    #[test]
+    fn shaping_holds_a_bounded_number_of_bytes() {
+        let shaping = Shaping::default();
+        let a = shaping.hold(SHAPING_BYTES / 2);
+        let b = shaping.hold(SHAPING_BYTES / 2);
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let _c = shaping.hold(usize::MAX);
+                done.store(true, Ordering::SeqCst);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(
+                !done.load(Ordering::SeqCst),
+                "waits while the bytes are held"
+            );
+            drop(a);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(
+                !done.load(Ordering::SeqCst),
+                "waits for all of its (capped) bytes"
+            );
+            drop(b);
+        });
+        assert!(done.load(Ordering::SeqCst));
+        assert_eq!(*shaping.held.lock().unwrap(), 0);
+    }
 
     #[test]
     fn listing_pages_are_slices_of_the_rendered_list() {
