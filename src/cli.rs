@@ -247,7 +247,8 @@ pub struct ServeArgs {
     /// containing key, token, secret, auth, session or password always are.
     #[arg(long, value_name = "NAME")]
     pub secret_header: Vec<String>,
-    /// Tool calls sent at the same time at most; further calls wait their turn.
+    /// Tool calls sent at the same time at most; further calls wait their turn. A call holds its
+    /// place, and an answer of up to 10 MB, until its result is written.
     #[arg(long, value_name = "N", default_value_t = openapi_mcp::serve::DEFAULT_MAX_CALLS as u16, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub max_calls: u16,
     /// Answer `tools/list` in pages of N tools (with `nextCursor`); default: all tools in one

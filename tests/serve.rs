@@ -1134,6 +1134,10 @@ fn every_json_rpc_line_gets_an_answer() {
         let r = s.answer(&id);
         assert_eq!(r["error"]["code"], -32700, "{line}: {r}");
     }
+    // A numeric id rmcp cannot hold (not a 64-bit integer) is refused with that id as written.
+    s.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}\n");
+    let r = s.answer(&json!(1.5));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
     for params in [
         json!({"name": "bare", "arguments": [1]}),
         json!({"name": 5, "arguments": {}}),

@@ -589,6 +589,22 @@ fn refused_json_keeps_its_id_and_standard_headers_are_checked() {
         assert_eq!(v["id"], id, "{body}: {}", r.body);
         assert_eq!(v["error"]["code"], -32700, "{body}: {}", r.body);
     }
+    // A numeric id rmcp cannot hold is refused with that id as written, so the client can match it.
+    let body = r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}"#;
+    let r = raw(
+        &served.addr,
+        "POST",
+        "/mcp",
+        &headers("2025-06-18"),
+        body.as_bytes(),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body
+            .contains(r#""id":1180591620717411303424,"error":{"code":-32600"#),
+        "{}",
+        r.body
+    );
     // From 2026-07-28 on, Mcp-Method must name the body's method, also for the tools/list
     // answered from the rendered list.
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();

@@ -8,7 +8,7 @@
 //! No request header reaches the upstream API: the handler never reads them.
 
 use super::server::{Listing, Server};
-use super::transport::{params_problem, sniff_id};
+use super::transport::{inexact_id_reply, params_problem, sniff_id};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
@@ -383,6 +383,10 @@ impl App {
             .get("id")
             .filter(|i| i.is_string() || i.is_number())?;
         let method = message.get("method").and_then(Value::as_str)?;
+        if let Some(mut reply) = inexact_id_reply(id, body) {
+            reply.pop();
+            return Some(json_body(StatusCode::BAD_REQUEST, reply));
+        }
         let params = message.get("params");
         if let Some(problem) = params_problem(method, params) {
             return Some(rpc_error(

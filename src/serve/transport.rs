@@ -5,7 +5,8 @@
 //! be found, as for JSON that serde refuses: `1e400`, a lone surrogate); a request rmcp cannot
 //! read, or a `tools/call` whose `name` is not a string or whose `arguments` are not an object,
 //! with -32602; a line over [`MAX_LINE`] bytes with -32600 saying the limit (with the request's
-//! id when it can be found near the start). `tools/list` is answered here, without building rmcp
+//! id when it can be found near the start); a request whose numeric id is not a 64-bit integer
+//! with -32600 and that id as written. `tools/list` is answered here, without building rmcp
 //! `Tool` values: every answer shares the one rendered list.
 
 use super::server::{Listing, Page, Unwritten};
@@ -164,6 +165,15 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             return None;
         };
         let id = message.get("id").cloned();
+        let request = message.contains_key("method");
+        if let Some(reply) = id
+            .as_ref()
+            .filter(|_| request)
+            .and_then(|i| inexact_id_reply(i, line))
+        {
+            let _ = self.out.send(Out::Line(reply, None));
+            return None;
+        }
         if id
             .as_ref()
             .is_some_and(|i| !(i.is_string() || i.is_number()))
@@ -217,6 +227,39 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             }
         }
     }
+}
+
+/// The -32600 answer (a line) to a request whose `id` is a number rmcp cannot hold (MCP ids are
+/// strings or integers; rmcp reads them as `i64`): a fraction, an exponent or an integer beyond
+/// 64 bits. Its id is echoed as written, since the parsed number (`1.1805916207174113e21` for
+/// 2^70) would not match the client's.
+pub(super) fn inexact_id_reply(id: &Value, message: &[u8]) -> Option<Vec<u8>> {
+    if !id.is_number() || id.is_i64() {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Id<'a> {
+        #[serde(borrow)]
+        id: &'a serde_json::value::RawValue,
+    }
+    #[derive(serde::Serialize)]
+    struct Reply<'a> {
+        jsonrpc: &'static str,
+        id: Option<&'a serde_json::value::RawValue>,
+        error: Value,
+    }
+    let written = serde_json::from_slice::<Id>(message).ok();
+    let mut line = serde_json::to_vec(&Reply {
+        jsonrpc: "2.0",
+        id: written.as_ref().map(|w| w.id),
+        error: json!({
+            "code": INVALID_REQUEST,
+            "message": "Invalid Request: a numeric id must be an integer of at most 64 bits (signed)"
+        }),
+    })
+    .ok()?;
+    line.push(b'\n');
+    Some(line)
 }
 
 /// What is wrong with the params of a request to `method`, checked before rmcp sees them
@@ -424,6 +467,37 @@ mod tests {
             Some(json!(8))
         );
         assert_eq!(sniff_id(br#"{"a":"\ud800","id":"s"}"#), Some(json!("s")));
+    }
+
+    #[test]
+    fn a_numeric_id_rmcp_cannot_hold_is_refused_and_echoed_as_written() {
+        let answer = |line: &str| {
+            let id: Value = serde_json::from_str::<Value>(line).unwrap()["id"].clone();
+            inexact_id_reply(&id, line.as_bytes()).map(|r| String::from_utf8(r).unwrap())
+        };
+        let big =
+            answer(r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}"#).unwrap();
+        assert!(
+            big.starts_with(
+                r#"{"jsonrpc":"2.0","id":1180591620717411303424,"error":{"code":-32600"#
+            ),
+            "{big}"
+        );
+        assert!(big.ends_with("}\n"));
+        for id in ["1.5", "1e3", "9223372036854775808", "-9223372036854775809"] {
+            let line = format!(r#"{{"id":{id},"method":"ping"}}"#);
+            assert!(
+                answer(&line).unwrap().contains(&format!(r#""id":{id},"#)),
+                "{id}"
+            );
+        }
+        for id in ["7", "-1", "9223372036854775807", "\"x\""] {
+            assert_eq!(
+                answer(&format!(r#"{{"id":{id},"method":"ping"}}"#)),
+                None,
+                "{id}"
+            );
+        }
     }
 
     #[test]
