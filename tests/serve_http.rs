@@ -568,6 +568,15 @@ fn refused_json_keeps_its_id_and_standard_headers_are_checked() {
             ("MCP-Protocol-Version", version.to_string()),
         ]
     };
+    let post = |body: &str| {
+        raw(
+            &served.addr,
+            "POST",
+            "/mcp",
+            &headers("2025-06-18"),
+            body.as_bytes(),
+        )
+    };
     for (id, body) in [
         (
             json!(7),
@@ -578,26 +587,14 @@ fn refused_json_keeps_its_id_and_standard_headers_are_checked() {
             r#"{"jsonrpc":"2.0","method":"ping","params":{"a":"\ud800"},"id":"s"}"#,
         ),
     ] {
-        let r = raw(
-            &served.addr,
-            "POST",
-            "/mcp",
-            &headers("2025-06-18"),
-            body.as_bytes(),
-        );
+        let r = post(body);
         let v = r.json();
         assert_eq!(v["id"], id, "{body}: {}", r.body);
         assert_eq!(v["error"]["code"], -32700, "{body}: {}", r.body);
     }
     // A numeric id rmcp cannot hold is refused with that id as written, so the client can match it.
     let body = r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}"#;
-    let r = raw(
-        &served.addr,
-        "POST",
-        "/mcp",
-        &headers("2025-06-18"),
-        body.as_bytes(),
-    );
+    let r = post(body);
     assert_eq!(r.status, 400, "{}", r.body);
     assert!(
         r.body
