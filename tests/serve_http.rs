@@ -602,6 +602,16 @@ fn refused_json_keeps_its_id_and_standard_headers_are_checked() {
         "{}",
         r.body
     );
+    // Also when the message does not parse (`1e400`): the id found in it is echoed as written.
+    let r = post(
+        r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping","params":{"n":1e400}}"#,
+    );
+    assert!(
+        r.body
+            .contains(r#""id":1180591620717411303424,"error":{"code":-32700"#),
+        "{}",
+        r.body
+    );
     // From 2026-07-28 on, Mcp-Method must name the body's method, also for the tools/list
     // answered from the rendered list.
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();

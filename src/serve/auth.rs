@@ -515,25 +515,36 @@ impl Secrets {
     /// twice), so a secret written with escaped characters of any kind is found; the span of the
     /// original text it covers, escapes included, becomes `***`.
     pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
-        let mut out = std::borrow::Cow::Borrowed(text);
+        // Every match is found in the text as given, before anything is masked: masking a short
+        // secret first could break an encoded longer one that the decoded views would find.
+        let mut spans: Vec<(usize, usize)> = Vec::new();
         for (secret, anywhere) in &self.forms {
-            if let Some(replaced) = replace_token(&out, secret, *anywhere) {
-                out = std::borrow::Cow::Owned(replaced);
+            spans.extend(token_spans(text, secret, *anywhere));
+        }
+        self.escaped_spans(text, &mut spans);
+        if spans.is_empty() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        for (s, e) in spans {
+            if e <= copied {
+                continue;
             }
+            if s >= copied {
+                out.push_str(&text[copied..s]);
+                out.push_str("***");
+            }
+            copied = e;
         }
-        if let Some(replaced) = self.redact_escaped(&out) {
-            out = std::borrow::Cow::Owned(replaced);
-        }
-        out
+        out.push_str(&text[copied..]);
+        std::borrow::Cow::Owned(out)
     }
 
-    /// `text` with every secret found in its decoded views (see [`Secrets::redact`]) masked;
-    /// `None` when there is none.
-    fn redact_escaped(&self, text: &str) -> Option<String> {
-        if self.forms.is_empty() {
-            return None;
-        }
-        let mut spans: Vec<(usize, usize)> = Vec::new();
+    /// Adds to `spans` the span of `text` (escapes included) of every secret found in its decoded
+    /// views (see [`Secrets::redact`]).
+    fn escaped_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         let mut view: Option<(String, Vec<u32>)> = None;
         for _ in 0..UNESCAPE_LEVELS {
             let current = view.as_ref().map_or(text, |(v, _)| v.as_str());
@@ -552,24 +563,6 @@ impl Secrets {
             }
             view = Some((decoded, starts));
         }
-        if spans.is_empty() {
-            return None;
-        }
-        spans.sort_unstable();
-        let mut out = String::with_capacity(text.len());
-        let mut copied = 0;
-        for (s, e) in spans {
-            if e <= copied {
-                continue;
-            }
-            if s >= copied {
-                out.push_str(&text[copied..s]);
-                out.push_str("***");
-            }
-            copied = e;
-        }
-        out.push_str(&text[copied..]);
-        Some(out)
     }
 
     /// Redact every string and object key in `value`, in place.
@@ -744,24 +737,6 @@ fn after_escape(head: &[u8]) -> bool {
     };
     let slashes = rest.iter().rev().take_while(|&&b| b == b'\\').count();
     matches!(letter, b'n' | b't' | b'r' | b'b' | b'f') && slashes % 2 == 1
-}
-
-/// `text` with whole-token occurrences of `secret` (every one when `anywhere`) replaced by `***`;
-/// `None` when there is none.
-fn replace_token(text: &str, secret: &str, anywhere: bool) -> Option<String> {
-    let spans = token_spans(text, secret, anywhere);
-    if spans.is_empty() {
-        return None;
-    }
-    let mut out = String::new();
-    let mut copied = 0;
-    for (start, end) in spans {
-        out.push_str(&text[copied..start]);
-        out.push_str("***");
-        copied = end;
-    }
-    out.push_str(&text[copied..]);
-    Some(out)
 }
 
 /// The byte spans of whole-token occurrences of `secret` in `text` (every one when `anywhere`),
@@ -1181,6 +1156,18 @@ mod tests {
             s.redact("a &amp; b %41 &#9999999999; %zz &"),
             "a &amp; b %41 &#9999999999; %zz &"
         );
+    }
+
+    #[test]
+    fn a_shorter_secret_does_not_break_an_encoded_longer_one() {
+        // The short secret is the long one's last word: masked first, it would leave the long
+        // one's encoded head behind, which its decoded views no longer match.
+        let s = Secrets::new(["Tok&en-value-zz", "zz"]);
+        assert_eq!(s.redact("v=Tok&amp;en-value-zz;"), "v=***;");
+        assert_eq!(s.redact(r#"v="Tok\u0026en-value-zz""#), r#"v="***""#);
+        assert_eq!(s.redact("v=Tok%26en-value-zz&w=zz"), "v=***&w=***");
+        let s = Secrets::new(["p@ss word", "word"]);
+        assert_eq!(s.redact("pw=p&#64;ss word."), "pw=***.");
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! No request header reaches the upstream API: the handler never reads them.
 
 use super::server::{Listing, Server};
-use super::transport::{inexact_id_reply, params_problem, sniff_id};
+use super::transport::{
+    INEXACT_ID, error_answer, inexact, params_problem, raw, sniff_id, written_id,
+};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
@@ -16,7 +18,8 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::{Value, json};
+use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -185,16 +188,8 @@ fn json_body(status: StatusCode, body: Vec<u8>) -> Response<Body> {
     r
 }
 
-fn rpc_error(id: Option<&Value>, code: i64, message: &str) -> Response<Body> {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": id.cloned().unwrap_or(Value::Null),
-        "error": {"code": code, "message": message}
-    });
-    json_body(
-        StatusCode::BAD_REQUEST,
-        serde_json::to_vec(&body).unwrap_or_default(),
-    )
+fn rpc_error(id: Option<&RawValue>, code: i64, message: &str) -> Response<Body> {
+    json_body(StatusCode::BAD_REQUEST, error_answer(id, code, message))
 }
 
 /// Everything a request needs.
@@ -372,7 +367,7 @@ impl App {
             // (`1e400`, a lone surrogate), so the client's call ends.
             Err(e) => {
                 return Some(rpc_error(
-                    sniff_id(body).as_ref(),
+                    sniff_id(body).as_deref(),
                     -32700,
                     &format!("Parse error: {e}"),
                 ));
@@ -383,14 +378,13 @@ impl App {
             .get("id")
             .filter(|i| i.is_string() || i.is_number())?;
         let method = message.get("method").and_then(Value::as_str)?;
-        if let Some(mut reply) = inexact_id_reply(id, body) {
-            reply.pop();
-            return Some(json_body(StatusCode::BAD_REQUEST, reply));
+        if inexact(id) {
+            return Some(rpc_error(written_id(body).as_deref(), -32600, INEXACT_ID));
         }
         let params = message.get("params");
         if let Some(problem) = params_problem(method, params) {
             return Some(rpc_error(
-                Some(id),
+                raw(id).as_deref(),
                 -32602,
                 &format!("Invalid params: {problem}"),
             ));
@@ -405,7 +399,7 @@ impl App {
         let cursor = params.and_then(|p| p.get("cursor")).and_then(Value::as_str);
         let Some(page) = self.listing.page(cursor) else {
             return Some(rpc_error(
-                Some(id),
+                raw(id).as_deref(),
                 -32602,
                 "Invalid params: unknown cursor",
             ));

@@ -1,18 +1,19 @@
 //! Transport: newline-delimited JSON-RPC over stdio for rmcp, read and written here so that every
 //! request gets an answer and `tools/list` is answered from the rendered bytes.
 //!
-//! A line that is not UTF-8 or not JSON is answered with -32700 (with the request's id when it can
-//! be found, as for JSON that serde refuses: `1e400`, a lone surrogate); a request rmcp cannot
-//! read, or a `tools/call` whose `name` is not a string or whose `arguments` are not an object,
-//! with -32602; a line over [`MAX_LINE`] bytes with -32600 saying the limit (with the request's
-//! id when it can be found near the start); a request whose numeric id is not a 64-bit integer
-//! with -32600 and that id as written. `tools/list` is answered here, without building rmcp
-//! `Tool` values: every answer shares the one rendered list.
+//! A line that is not UTF-8 or not JSON is answered with -32700 (with the request's id when it
+//! can be found, as for JSON that serde refuses: `1e400`, a lone surrogate); a request rmcp
+//! cannot read, or a `tools/call` whose `name` is not a string or whose `arguments` are not an
+//! object, with -32602; a line over [`MAX_LINE`] bytes with -32600 saying the limit (with the
+//! request's id when it can be found near the start); a request whose numeric id is not a 64-bit
+//! integer with -32600. An id that did not parse exactly is echoed as written. `tools/list` is
+//! answered here, without building rmcp `Tool` values: every answer shares the one rendered list.
 
 use super::server::{Listing, Page, Unwritten};
 use rmcp::RoleServer;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use serde_json::{Value, json};
+use serde_json::Value;
+use serde_json::value::RawValue;
 use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::OwnedSemaphorePermit;
@@ -115,18 +116,10 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
         }
     }
 
-    fn reply(&self, message: Value) {
-        let mut line = serde_json::to_vec(&message).unwrap_or_default();
+    fn error(&self, id: Option<&RawValue>, code: i64, message: impl AsRef<str>) {
+        let mut line = error_answer(id, code, message.as_ref());
         line.push(b'\n');
         let _ = self.out.send(Out::Line(line, None));
-    }
-
-    fn error(&self, id: Option<&Value>, code: i64, message: impl Into<String>) {
-        self.reply(json!({
-            "jsonrpc": "2.0",
-            "id": id.cloned().unwrap_or(Value::Null),
-            "error": {"code": code, "message": message.into()}
-        }));
     }
 
     /// Handle one complete line: answer it here, or return the message for rmcp.
@@ -139,7 +132,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
         }
         let Ok(text) = std::str::from_utf8(line) else {
             self.error(
-                sniff_id(line).as_ref(),
+                sniff_id(line).as_deref(),
                 PARSE_ERROR,
                 "Parse error: the message is not UTF-8",
             );
@@ -149,7 +142,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             Ok(v) => v,
             Err(e) => {
                 self.error(
-                    sniff_id(line).as_ref(),
+                    sniff_id(line).as_deref(),
                     PARSE_ERROR,
                     format!("Parse error: {e}"),
                 );
@@ -165,13 +158,8 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             return None;
         };
         let id = message.get("id").cloned();
-        let request = message.contains_key("method");
-        if let Some(reply) = id
-            .as_ref()
-            .filter(|_| request)
-            .and_then(|i| inexact_id_reply(i, line))
-        {
-            let _ = self.out.send(Out::Line(reply, None));
+        if message.contains_key("method") && id.as_ref().is_some_and(inexact) {
+            self.error(written_id(line).as_deref(), INVALID_REQUEST, INEXACT_ID);
             return None;
         }
         if id
@@ -193,7 +181,7 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
             let params = message.get("params");
             if let Some(problem) = params_problem(method, params) {
                 self.error(
-                    Some(id),
+                    raw(id).as_deref(),
                     INVALID_PARAMS,
                     format!("Invalid params: {problem}"),
                 );
@@ -208,7 +196,11 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
                         head.extend_from_slice(br#","result":"#);
                         let _ = self.out.send(Out::Listed(head, page));
                     }
-                    None => self.error(Some(id), INVALID_PARAMS, "Invalid params: unknown cursor"),
+                    None => self.error(
+                        raw(id).as_deref(),
+                        INVALID_PARAMS,
+                        "Invalid params: unknown cursor",
+                    ),
                 }
                 return None;
             }
@@ -222,44 +214,66 @@ impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
                     Some(m) if known(m) => (INVALID_PARAMS, "Invalid params"),
                     _ => (METHOD_NOT_FOUND, "Method not found"),
                 };
-                self.error(id.as_ref(), code, format!("{what}: {e}"));
+                self.error(
+                    id.as_ref().and_then(raw).as_deref(),
+                    code,
+                    format!("{what}: {e}"),
+                );
                 None
             }
         }
     }
 }
 
-/// The -32600 answer (a line) to a request whose `id` is a number rmcp cannot hold (MCP ids are
-/// strings or integers; rmcp reads them as `i64`): a fraction, an exponent or an integer beyond
-/// 64 bits. Its id is echoed as written, since the parsed number (`1.1805916207174113e21` for
-/// 2^70) would not match the client's.
-pub(super) fn inexact_id_reply(id: &Value, message: &[u8]) -> Option<Vec<u8>> {
-    if !id.is_number() || id.is_i64() {
-        return None;
+/// A JSON-RPC error answer, without its newline: the one shape of every error written here and
+/// over HTTP. `id` is the request's id as written (`null` when it is not known), so that an id
+/// that did not parse into a number exactly still matches the client's.
+pub(super) fn error_answer(id: Option<&RawValue>, code: i64, message: &str) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Answer<'a> {
+        jsonrpc: &'static str,
+        id: Option<&'a RawValue>,
+        error: Error<'a>,
     }
+    #[derive(serde::Serialize)]
+    struct Error<'a> {
+        code: i64,
+        message: &'a str,
+    }
+    serde_json::to_vec(&Answer {
+        jsonrpc: "2.0",
+        id,
+        error: Error { code, message },
+    })
+    .unwrap_or_default()
+}
+
+/// A parsed id as JSON text (exact for the strings and 64-bit integers that reach it).
+pub(super) fn raw(id: &Value) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(id).ok()
+}
+
+/// Whether a request's `id` is a number rmcp cannot hold (MCP ids are strings or integers; rmcp
+/// reads them as `i64`): a fraction, an exponent or an integer beyond 64 bits. Such a request is
+/// answered with -32600 [`INEXACT_ID`] and its id as written ([`written_id`]), since the parsed
+/// number (`1.1805916207174113e21` for 2^70) would not match the client's.
+pub(super) fn inexact(id: &Value) -> bool {
+    id.is_number() && !id.is_i64()
+}
+
+pub(super) const INEXACT_ID: &str =
+    "Invalid Request: a numeric id must be an integer of at most 64 bits (signed)";
+
+/// The top-level `id` of a message that parsed, as written.
+pub(super) fn written_id(message: &[u8]) -> Option<Box<RawValue>> {
     #[derive(serde::Deserialize)]
     struct Id<'a> {
         #[serde(borrow)]
-        id: &'a serde_json::value::RawValue,
+        id: &'a RawValue,
     }
-    #[derive(serde::Serialize)]
-    struct Reply<'a> {
-        jsonrpc: &'static str,
-        id: Option<&'a serde_json::value::RawValue>,
-        error: Value,
-    }
-    let written = serde_json::from_slice::<Id>(message).ok();
-    let mut line = serde_json::to_vec(&Reply {
-        jsonrpc: "2.0",
-        id: written.as_ref().map(|w| w.id),
-        error: json!({
-            "code": INVALID_REQUEST,
-            "message": "Invalid Request: a numeric id must be an integer of at most 64 bits (signed)"
-        }),
-    })
-    .ok()?;
-    line.push(b'\n');
-    Some(line)
+    serde_json::from_slice::<Id>(message)
+        .ok()
+        .map(|m| m.id.to_owned())
 }
 
 /// What is wrong with the params of a request to `method`, checked before rmcp sees them
@@ -315,9 +329,9 @@ fn known(method: &str) -> bool {
     )
 }
 
-/// The top-level `id` of the JSON object starting `head` (a number or a string), if it is
-/// there.
-pub(super) fn sniff_id(head: &[u8]) -> Option<Value> {
+/// The top-level `id` of the JSON object starting `head` (a number or a string), as written, if
+/// it is there: `head` may be cut short, not UTF-8, or JSON that serde refuses elsewhere.
+pub(super) fn sniff_id(head: &[u8]) -> Option<Box<RawValue>> {
     let text = String::from_utf8_lossy(head);
     let mut depth = 0usize;
     let mut chars = text.char_indices().peekable();
@@ -346,11 +360,10 @@ pub(super) fn sniff_id(head: &[u8]) -> Option<Value> {
                 if let Some(rest) = text[end + 1..].trim_start().strip_prefix(':')
                     && key
                 {
-                    let mut de = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-                    return match de.next()?.ok()? {
-                        v @ (Value::Number(_) | Value::String(_)) => Some(v),
-                        _ => None,
-                    };
+                    let mut de = serde_json::Deserializer::from_str(rest).into_iter::<&RawValue>();
+                    let id = de.next()?.ok()?;
+                    return matches!(id.get().as_bytes()[0], b'"' | b'-' | b'0'..=b'9')
+                        .then(|| id.to_owned());
                 }
             }
             _ => {}
@@ -419,7 +432,7 @@ impl<R: AsyncBufRead + Send + Unpin> rmcp::transport::Transport<RoleServer> for 
                     }
                 }
                 Ok(Read::Oversized(head)) => self.error(
-                    sniff_id(&head).as_ref(),
+                    sniff_id(&head).as_deref(),
                     INVALID_REQUEST,
                     format!(
                         "Invalid Request: the message is larger than the {} MiB limit",
@@ -444,36 +457,52 @@ pub fn stdin() -> BufReader<tokio::io::Stdin> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn sniffed(head: &[u8]) -> Option<String> {
+        sniff_id(head).map(|id| id.get().to_string())
+    }
 
     #[test]
     fn ids_of_oversized_lines() {
+        let id = |s: &str| Some(s.to_string());
         assert_eq!(
-            sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#),
-            Some(json!(7))
+            sniffed(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#),
+            id("7")
         );
         assert_eq!(
-            sniff_id(br#"{"params":{"id":1},"id":"r-1","#),
-            Some(json!("r-1"))
+            sniffed(br#"{"params":{"id":1},"id":"r-1","#),
+            id(r#""r-1""#)
         );
         assert_eq!(
-            sniff_id(br#"{"method":"tools/call","params":{"id":1,"x":"aaa"#),
+            sniffed(br#"{"method":"tools/call","params":{"id":1,"x":"aaa"#),
             None
         );
-        assert_eq!(sniff_id(br#"{"a":"\"id\":3","id":4"#), Some(json!(4)));
-        assert_eq!(sniff_id(br#"{"method":"id","id":5,"#), Some(json!(5)));
-        // Valid JSON that serde refuses still gives its id.
+        assert_eq!(sniffed(br#"{"a":"\"id\":3","id":4"#), id("4"));
+        assert_eq!(sniffed(br#"{"method":"id","id":5,"#), id("5"));
+        assert_eq!(sniffed(br#"{"id":{"a":1},"method":"x"}"#), None);
+        // Valid JSON that serde refuses still gives its id, as written.
+        assert_eq!(sniffed(br#"{"id":8,"params":{"n":1e400}}"#), id("8"));
+        assert_eq!(sniffed(br#"{"a":"\ud800","id":"s"}"#), id(r#""s""#));
         assert_eq!(
-            sniff_id(br#"{"id":8,"params":{"n":1e400}}"#),
-            Some(json!(8))
+            sniffed(br#"{"id":1180591620717411303424,"params":{"n":1e400}}"#),
+            id("1180591620717411303424")
         );
-        assert_eq!(sniff_id(br#"{"a":"\ud800","id":"s"}"#), Some(json!("s")));
     }
 
     #[test]
     fn a_numeric_id_rmcp_cannot_hold_is_refused_and_echoed_as_written() {
         let answer = |line: &str| {
             let id: Value = serde_json::from_str::<Value>(line).unwrap()["id"].clone();
-            inexact_id_reply(&id, line.as_bytes()).map(|r| String::from_utf8(r).unwrap())
+            inexact(&id).then(|| {
+                let written = written_id(line.as_bytes());
+                String::from_utf8(error_answer(
+                    written.as_deref(),
+                    INVALID_REQUEST,
+                    INEXACT_ID,
+                ))
+                .unwrap()
+            })
         };
         let big =
             answer(r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}"#).unwrap();
@@ -483,7 +512,6 @@ mod tests {
             ),
             "{big}"
         );
-        assert!(big.ends_with("}\n"));
         for id in ["1.5", "1e3", "9223372036854775808", "-9223372036854775809"] {
             let line = format!(r#"{{"id":{id},"method":"ping"}}"#);
             assert!(
@@ -498,6 +526,19 @@ mod tests {
                 "{id}"
             );
         }
+    }
+
+    #[test]
+    fn every_error_has_one_shape() {
+        let id = raw(&json!("a\"b")).unwrap();
+        assert_eq!(
+            String::from_utf8(error_answer(Some(&id), -32602, "Invalid params: \"x\"")).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"a\"b","error":{"code":-32602,"message":"Invalid params: \"x\""}}"#
+        );
+        assert_eq!(
+            String::from_utf8(error_answer(None, -32700, "Parse error")).unwrap(),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
+        );
     }
 
     #[test]
