@@ -101,6 +101,7 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, flight: &Flight
         return;
     };
     let path = target.split('?').next().unwrap_or("").to_string();
+    let query = target.split_once('?').map_or("", |(_, q)| q).to_string();
     let echo = json!({"target": target, "headers": headers}).to_string();
     requests.lock().unwrap().push(Recorded {
         method: method.clone(),
@@ -150,6 +151,12 @@ fn serve_one(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, flight: &Flight
             json!({"@odata.nextLink": "http://next", "@odata.count": 2,
                    "value": [{"name": "a", "age": 1}, {"name": "b", "age": 2}]})
             .to_string(),
+        ),
+        ("GET", "/v1/broken") if query == "empty=true" => ("204 No Content", "", String::new()),
+        ("GET", "/v1/broken") => (
+            "200 OK",
+            "application/json",
+            "<html>maintenance</html>".into(),
         ),
         ("GET", "/v1/own") => (
             "200 OK",
@@ -2217,6 +2224,32 @@ fn listed_tool(listed: &Value, name: &str) -> Value {
         .find(|t| t["name"] == name)
         .cloned()
         .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+/// MCP clients refuse a success without `structuredContent` from a tool with an `outputSchema`
+/// (the SDKs check it), so such an answer is an error result that says the request succeeded.
+#[test]
+fn an_answer_without_structured_content_for_an_output_schema_is_an_error() {
+    let api = Api::start();
+    let mut s = Session::start_spec(FIELDS, &["--base-url", &api.base], &[]);
+    s.initialize();
+    for (args, body) in [
+        (json!({}), "<html>maintenance</html>"),
+        (json!({"empty": true}), "HTTP 204 No Content (empty body)"),
+    ] {
+        let r = s.call("get_broken", args.clone());
+        assert!(is_error(&r), "{args}: {r}");
+        assert!(r.get("structuredContent").is_none(), "{r}");
+        let text: String = r["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        assert!(text.contains("The request succeeded"), "{text}");
+        assert!(text.contains(body), "{text}");
+    }
+    s.finish();
 }
 
 #[test]

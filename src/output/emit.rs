@@ -15,6 +15,16 @@ pub const META_KEY: &str = "openapi-mcp/http";
 /// hints entry's `maxResultBytes`.
 pub const MAX_RESULT_KEY: &str = "anthropic/maxResultSizeChars";
 
+/// The largest [`MAX_RESULT_KEY`] Claude Code honours; a larger `maxResultBytes` is written as
+/// this (it stays the tool's budget under `serve`).
+pub const MAX_RESULT_CHARS: usize = 500_000;
+
+/// The [`MAX_RESULT_KEY`] value of `tool`, if it has one.
+pub(crate) fn max_result_chars(tool: &Tool) -> Option<usize> {
+    let n = tool.review.as_ref()?.max_result_bytes?;
+    Some(n.min(MAX_RESULT_CHARS))
+}
+
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -185,7 +195,7 @@ struct MetaOut<'a>(&'a Tool);
 
 impl Serialize for MetaOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let limit = self.0.review.as_ref().and_then(|r| r.max_result_bytes);
+        let limit = max_result_chars(self.0);
         let mut m = s.serialize_map(Some(1 + usize::from(limit.is_some())))?;
         m.serialize_entry(META_KEY, &CallOut(&self.0.call))?;
         if let Some(n) = limit {

@@ -4,7 +4,7 @@
 //! compares the two on every spec and shape), at a fraction of the cost: a large tools list is
 //! mostly long descriptions and shared definitions.
 
-use super::emit::{MAX_RESULT_KEY, META_KEY, Shape, api_description, api_input};
+use super::emit::{MAX_RESULT_KEY, META_KEY, Shape, api_description, api_input, max_result_chars};
 use crate::schema::{write_str, write_value};
 use crate::tool::{ArgIn, Call, Tool};
 
@@ -69,7 +69,7 @@ fn write_mcp(out: &mut Vec<u8>, t: &Tool) {
     write_str(out, META_KEY);
     out.push(b':');
     write_call(out, &t.call);
-    if let Some(n) = t.review.as_ref().and_then(|r| r.max_result_bytes) {
+    if let Some(n) = max_result_chars(t) {
         out.push(b',');
         write_str(out, MAX_RESULT_KEY);
         out.push(b':');

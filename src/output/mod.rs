@@ -6,7 +6,7 @@
 pub mod check;
 pub mod emit;
 pub mod file;
-mod line;
+pub(crate) mod line;
 pub mod stream;
 
 pub use file::{AtomicFile, Output, print, to_stdout, write_atomically, write_atomically_with};

@@ -487,6 +487,28 @@ mod tests {
             "{written}"
         );
         assert_eq!(HintsFile::parse("h.yaml", &written).unwrap(), new);
+        // Past Claude Code's ceiling, the budget stays and `_meta` says the ceiling, in every
+        // writer.
+        let mut tools = self::tools();
+        let text = "tools:\n  list_orders:\n    maxResultBytes: 2000000\n";
+        HintsFile::parse("h.yaml", text)
+            .unwrap()
+            .apply(&mut tools)
+            .unwrap();
+        let listed = tools.iter().find(|t| t.name == "list_orders").unwrap();
+        assert_eq!(
+            listed.review.as_ref().unwrap().max_result_bytes,
+            Some(2_000_000)
+        );
+        let meta = &crate::emit::tool_json(listed)["_meta"];
+        assert_eq!(meta["anthropic/maxResultSizeChars"], 500_000);
+        let mut line = Vec::new();
+        crate::output::line::write(&mut line, listed, crate::emit::Shape::Mcp);
+        let line = String::from_utf8(line).unwrap();
+        assert!(
+            line.contains(r#""anthropic/maxResultSizeChars":500000}"#),
+            "{line}"
+        );
         let e = HintsFile::parse("h.yaml", "tools:\n  list_orders:\n    maxResultBytes: 10\n")
             .unwrap_err()
             .to_string();

@@ -129,6 +129,25 @@ pub fn to_result(
     result
 }
 
+/// `result` as an error when it is a success without structured content (text, an image, an empty
+/// body, a note that the answer was not sent) from a tool with an `outputSchema`: MCP requires
+/// structured content there, and the SDKs' clients refuse such a success. A first line says the
+/// request succeeded, when it fits in `budget` bytes of serialized result.
+pub fn unstructured(mut result: CallToolResult, budget: usize) -> CallToolResult {
+    if result.is_error == Some(true) || result.structured_content.is_some() {
+        return result;
+    }
+    result.is_error = Some(true);
+    let note = "The request succeeded, but the answer is not JSON of this tool's outputSchema, \
+                so it is sent as an error result (MCP requires structuredContent of a success); \
+                the answer follows.";
+    result.content.insert(0, ContentBlock::text(note));
+    if budget::bytes(&result) > budget {
+        result.content.remove(0);
+    }
+    result
+}
+
 /// The result for a JSON answer of `bytes` bytes with more than [`count::MAX_VALUES`] values
 /// (counted without building a tree): too large to shape, nothing of it sent.
 fn too_many_values(status: &str, bytes: usize) -> CallToolResult {
@@ -697,6 +716,30 @@ mod tests {
             BUDGET,
         );
         assert!(json_of(&r).get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn a_success_without_structured_content_is_an_error_for_an_output_schema() {
+        let text = CallToolResult::success(vec![ContentBlock::text("<html>not json</html>")]);
+        let r = unstructured(text.clone(), BUDGET);
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(r.content.len(), 2);
+        assert!(
+            r.content[0]
+                .as_text()
+                .unwrap()
+                .text
+                .contains("request succeeded")
+        );
+        assert_eq!(r.content[1], text.content[0]);
+        // Without room for the first line, the content stays as it was.
+        let r = unstructured(text.clone(), budget::bytes(&text) + 20);
+        assert_eq!((r.is_error, r.content.len()), (Some(true), 1));
+        // Structured results and errors are left alone.
+        let structured = CallToolResult::structured(json!({"a": 1}));
+        assert_eq!(unstructured(structured.clone(), BUDGET), structured);
+        let e = error("HTTP 500");
+        assert_eq!(unstructured(e.clone(), BUDGET), e);
     }
 
     #[test]

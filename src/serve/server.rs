@@ -432,11 +432,24 @@ impl ServerHandler for Server {
         let permit = self.state.place(&args).await?;
         let state = Arc::clone(&self.state);
         let (result, permit) =
-            tokio::task::spawn_blocking(move || (call(&state, i, &args), permit))
+            tokio::task::spawn_blocking(move || (listed_call(&state, i, &args), permit))
                 .await
                 .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None))?;
         self.state.release_when_answered(&context.id, permit);
         Ok(result.into())
+    }
+}
+
+/// [`call`] of a listed tool: a success without structured content from a tool with an
+/// `outputSchema` is sent as an error ([`response::unstructured`]). (`--dynamic`'s call tools
+/// have no `outputSchema`.)
+fn listed_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
+    let result = call(state, i, args);
+    match state.entries.get(i) {
+        Some(entry) if entry.tool.output_schema.is_some() => {
+            response::unstructured(result, entry_budget(state, entry))
+        }
+        _ => result,
     }
 }
 

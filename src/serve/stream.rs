@@ -16,8 +16,9 @@ use ureq::unversioned::transport::{
 
 /// How long a stream may stay silent before reading stops.
 pub const IDLE: Duration = Duration::from_secs(2);
-/// How long a stream is read at most (well under the default 30 s request timeout).
-pub const CAP: Duration = Duration::from_secs(10);
+/// How long a stream is read at most: a call on a stream that stays open, sending or not, is
+/// answered within 5 s.
+pub const CAP: Duration = Duration::from_secs(4);
 
 /// Why reading a stream stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
