@@ -1,7 +1,7 @@
 //! HTTP: sends a prepared request with `ureq` (blocking; the server calls it on Tokio's blocking
 //! pool), with one overall timeout, no redirects followed, and an optional log line per request.
 
-use super::auth::Secrets;
+use super::redact::Secrets;
 use super::request::Prepared;
 use super::stream::{self, Stopped};
 use std::time::{Duration, Instant};

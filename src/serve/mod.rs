@@ -15,6 +15,7 @@ pub mod count;
 pub mod dynamic;
 pub mod http;
 pub mod oauth;
+pub mod redact;
 pub mod request;
 pub mod response;
 pub mod server;
@@ -448,7 +449,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         let info = auth::userinfo_secrets(base);
         if info
             .last()
-            .is_some_and(|pw| pw.chars().count() < auth::SHORT_SECRET)
+            .is_some_and(|pw| pw.chars().count() < redact::SHORT_SECRET)
         {
             short.push("the password in the base URL".into());
         }
@@ -469,7 +470,10 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
             } else {
                 &material[..]
             };
-            if inner.iter().any(|m| m.chars().count() < auth::SHORT_SECRET) {
+            if inner
+                .iter()
+                .any(|m| m.chars().count() < redact::SHORT_SECRET)
+            {
                 short.push(format!("{from} {name}"));
             }
             secrets.extend(material);
@@ -483,7 +487,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
             "openapi-mcp: warning: the credential from {what} is shorter than {} characters; \
              it is masked in results only where it stands alone, and may be mistaken for \
              ordinary text",
-            auth::SHORT_SECRET
+            redact::SHORT_SECRET
         );
     }
     let name = match crate::tool::shown_text(&conversion.title) {
@@ -513,7 +517,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         client: http::Client::new(Duration::from_secs(args.timeout), args.verbose)
             .stream_bytes(max_result_bytes),
         headers: headers.into_iter().map(|h| (h.name, h.value)).collect(),
-        secrets: auth::SharedSecrets::new(secrets),
+        secrets: redact::SharedSecrets::new(secrets),
         tokens: oauth::Tokens::new(credentials.clients),
         permits: Arc::new(tokio::sync::Semaphore::new(max_calls)),
         dynamic,

@@ -6,8 +6,8 @@
 //! `client_secret` form fields. A token without `expires_in` is kept until the API answers 401.
 //! Every fetched token joins the masked credentials.
 
-use super::auth::SharedSecrets;
 use super::http::Client;
+use super::redact::SharedSecrets;
 use super::request::{Prepared, QueryPair};
 use base64::Engine as _;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};

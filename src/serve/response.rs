@@ -4,10 +4,10 @@
 //! as such, other binary as an embedded resource, each within the result budget, and any non-2xx
 //! status as a tool error with a body excerpt.
 
-use super::auth::Secrets;
 use super::budget;
 use super::count;
 use super::http::Reply;
+use super::redact::Secrets;
 use super::stream::{self, Stopped};
 use crate::model::json_rank;
 use base64::Engine as _;

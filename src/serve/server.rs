@@ -5,10 +5,11 @@
 //! the transport answers `tools/list` with those bytes. Each tool's validators are built on its
 //! first call.
 
-use super::auth::{self, Credential, SharedSecrets};
+use super::auth::{self, Credential};
 use super::budget;
 use super::http::{Client, Reply};
 use super::oauth::{Need, Tokens};
+use super::redact::SharedSecrets;
 use super::request;
 use super::response;
 use super::validate::{self, Schema};
