@@ -276,7 +276,7 @@ fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
     let (verb, effect, source, confidence) = match from_name {
         Some((v, e, c)) => (v, e, "name", c),
         None => match t.origin.summary_verb.clone() {
-            Some((v, e)) => (v, e, "summary", vocab::Confidence::Sure),
+            Some((v, e)) => (v, e, "summary", Confidence::Sure),
             None => return,
         },
     };
@@ -309,7 +309,7 @@ fn contradictions(t: &Tool, out: &mut Vec<Finding>) {
     let settled = t.review.as_ref().is_some_and(|r| r.reviewed);
     let (severity, message) = if settled {
         (Severity::Info, format!("{message} (settled: reviewed)"))
-    } else if confidence == vocab::Confidence::Possible {
+    } else if confidence == Confidence::Unsure {
         (
             Severity::Warning,
             format!(

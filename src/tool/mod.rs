@@ -72,7 +72,7 @@ pub struct Origin {
     /// The verb of the operationId (else of the name), the document's nouns not read as verbs
     /// (`watch_daemon_set_list`: `list`), and whether it stood at an end: what lint checks the
     /// hints against.
-    pub verb: Option<(String, vocab::Effect, vocab::Confidence)>,
+    pub verb: Option<(String, vocab::Effect, suggest::Confidence)>,
     /// The verb the summary starts with, unless a safe method's summary starts with one of the
     /// document's nouns (a title: "Block contents").
     pub summary_verb: Option<(String, vocab::Effect)>,

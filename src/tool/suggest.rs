@@ -71,13 +71,15 @@ impl HintSource {
     }
 }
 
-/// Whether the evidence settles a suggestion.
+/// Whether the evidence settles a suggestion, or a name's verb its action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
-    /// The evidence agrees (or a human or the document set the value).
+    /// The evidence agrees (or a human or the document set the value); a verb at either end of
+    /// the name.
     Sure,
-    /// Signals conflict, or one weak signal departs from the method table: a reviewer decides.
+    /// Signals conflict, or one weak signal departs from the method table: a reviewer decides. A
+    /// verb in the middle of a name may be part of a noun phrase (`user_logout_history`).
     Unsure,
 }
 
@@ -625,7 +627,7 @@ const UPDATES: &[&str] = &[
 /// The verb of an operationId, at a sure place, the document's nouns not read as verbs.
 fn id_verb(id: &str, method: Method, nouns: &vocab::Nouns) -> Option<(String, Effect)> {
     vocab::operation_verb_in(id, method, nouns)
-        .filter(|(_, _, c)| *c == vocab::Confidence::Sure)
+        .filter(|(_, _, c)| *c == Confidence::Sure)
         .map(|(v, e, _)| (v, e))
 }
 

@@ -8,6 +8,7 @@
 //! Ambiguous words (`check`, `validate`, `process`, `order`) are deliberately left out: no verdict
 //! beats a wrong one.
 
+use super::suggest::Confidence;
 use heck::ToSnakeCase;
 
 /// What a verb says about a tool's effect.
@@ -232,14 +233,6 @@ fn verb_at(words: &[String], i: usize) -> Option<(String, Effect)> {
     effect_of(&words[i]).map(|e| (words[i].clone(), e))
 }
 
-/// How sure we are of a verb: at either end of the name it names the action; in the middle it
-/// may be part of a noun phrase (`user_logout_history`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Confidence {
-    Sure,
-    Possible,
-}
-
 /// Version and namespace prefixes that are not part of the action (`v1_get_users`, `api_list`).
 fn is_prefix(word: &str) -> bool {
     word == "api"
@@ -430,7 +423,7 @@ fn verb_of_words_in(
     sure(verb_at(w, 0)).or_else(|| sure(last)).or_else(|| {
         (1..w.len().saturating_sub(1))
             .find_map(|i| verb_at(w, i))
-            .map(|(v, e)| (v, e, Confidence::Possible))
+            .map(|(v, e)| (v, e, Confidence::Unsure))
     })
 }
 
@@ -854,7 +847,7 @@ mod tests {
         assert_eq!(effect("orders"), None);
         assert_eq!(effect("check_status"), None);
         let (_, _, c) = name_verb_with_confidence("user_logout_history").unwrap();
-        assert_eq!(c, Confidence::Possible);
+        assert_eq!(c, Confidence::Unsure);
         let (_, _, c) = name_verb_with_confidence("v2_delete_user").unwrap();
         assert_eq!(c, Confidence::Sure);
         assert_eq!(effect("GET_DeleteSnapshot"), Some(Effect::Destroys));
