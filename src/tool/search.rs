@@ -86,7 +86,7 @@ impl Index {
             let mut length = [0u32; FIELDS];
             let (mut head, mut resource) = (Vec::new(), Vec::new());
             for (field, text) in field_texts(tool) {
-                for word in split_words(&text) {
+                for word in super::vocab::words(&text) {
                     let term = match memo.get(&word) {
                         Some(t) => *t,
                         None => {
@@ -212,7 +212,7 @@ impl Index {
         let mut out: Vec<(u32, f64)> = Vec::new();
         for (i, sentence) in sentences(query).enumerate() {
             let w = if i == 0 { 1.0 } else { 0.5 };
-            let words = split_words(sentence);
+            let words = super::vocab::words(sentence);
             let known = words
                 .iter()
                 .filter_map(|w| term(&self.stemmer, w))
@@ -306,39 +306,11 @@ const STOP: &[&str] = &[
     "would", "you", "your",
 ];
 
-/// The stemmed term of a word of [`split_words`]; none for numbers, single letters and stop
+/// The stemmed term of a word of [`super::vocab::words`]; none for numbers, single letters and stop
 /// words.
 fn term(stemmer: &Stemmer, word: &str) -> Option<String> {
     let keep = word.len() > 1 && !word.bytes().all(|b| b.is_ascii_digit()) && !STOP.contains(&word);
     keep.then(|| stemmer.stem(word).into_owned())
-}
-
-/// Words of `text`, lower-cased, split at non-alphanumerics and at case changes.
-fn split_words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut word = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !word.is_empty() {
-                out.push(std::mem::take(&mut word));
-            }
-            continue;
-        }
-        if c.is_uppercase() && !word.is_empty() {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            // `fooBar` splits before B; `HTTPServer` before the S of Server.
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
-                out.push(std::mem::take(&mut word));
-            }
-        }
-        word.extend(c.to_lowercase());
-    }
-    if !word.is_empty() {
-        out.push(word);
-    }
-    out
 }
 
 /// What the request asks to do, from its first verb: "List issues" reads; "Add a comment"
@@ -355,7 +327,7 @@ enum Intent {
 /// The intent of the first sentence's first known verb, if any among its first words.
 fn intent(query: &str) -> Option<Intent> {
     let first = sentences(query).next()?;
-    let words = split_words(first);
+    let words = super::vocab::words(first);
     let list_of = words.windows(2).any(|w| w[0] == "list" && w[1] == "of");
     words.iter().take(6).find_map(|w| {
         let w = w.as_str();
@@ -475,7 +447,7 @@ mod tests {
     #[test]
     fn words_split_in_any_style() {
         assert_eq!(
-            split_words("createIssueComment issue_number sub-issues getHTTPStatus v1"),
+            super::vocab::words("createIssueComment issue_number sub-issues getHTTPStatus v1"),
             [
                 "create", "issue", "comment", "issue", "number", "sub", "issues", "get", "http",
                 "status", "v1"
