@@ -1,5 +1,5 @@
-//! The hints file on disk: reading it (with line/column errors), writing a commented starter
-//! file, and updating a file without losing a human decision (applying it is `tool::reviewed`).
+//! The hints file written: a commented starter file, and a file updated without losing a human
+//! decision (the type, reading and applying it are `tool::reviewed`'s).
 //!
 //! ```yaml
 //! defaults:
@@ -19,58 +19,13 @@
 //! Entries whose tool no longer exists are moved by `--update` under `removed:` (kept, reported,
 //! never silently deleted); `removed:` is ignored when hints are applied.
 
-use crate::error::{Error, Location, Result};
 use crate::tool::Tool;
 use crate::tool::reviewed::{Candidate, Resolution};
-pub use crate::tool::reviewed::{Defaults, Entry, HintsFile};
+pub use crate::tool::reviewed::{Defaults, HintEntry, HintsFile};
 use crate::tool::suggest::{self, Hint, HintSource};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::path::Path;
-
-impl HintsFile {
-    /// Parse a hints file (YAML or JSON). `name` is used in messages.
-    pub fn parse(name: &str, text: &str) -> Result<HintsFile> {
-        let source = crate::tool::reviewed::Source {
-            name: name.to_string(),
-            text: text.to_string(),
-        };
-        if text.trim().is_empty() {
-            return Ok(HintsFile {
-                source,
-                ..HintsFile::default()
-            });
-        }
-        let mut file: HintsFile = yaml_serde::from_str(text).map_err(|e| Error::Input {
-            file: name.to_string(),
-            location: e
-                .location()
-                .map(|l| Location::LineCol {
-                    line: l.line(),
-                    column: l.column(),
-                })
-                .unwrap_or(Location::None),
-            message: format!(
-                "invalid hints file: {}",
-                crate::read::strip_position(&e.to_string())
-            ),
-        })?;
-        file.source = source;
-        file.check_limits()?;
-        Ok(file)
-    }
-
-    /// Read and parse a hints file.
-    pub fn load(path: impl AsRef<Path>) -> Result<HintsFile> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        HintsFile::parse(&path.display().to_string(), &text)
-    }
-}
 
 /// What `--update` did, for the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -101,7 +56,7 @@ fn method_value(tool: &Tool, i: usize) -> bool {
 /// Give an unreviewed entry the current suggestions where it holds the method table's value
 /// (a value a human changed differs from it and is kept). A machine-written openWorldHint is
 /// dropped so that `defaults:` decides it.
-fn refresh(e: &mut Entry, tool: &Tool, report: &mut UpdateReport) {
+fn refresh(e: &mut HintEntry, tool: &Tool, report: &mut UpdateReport) {
     if e.reviewed {
         return;
     }
@@ -166,7 +121,7 @@ pub fn update_resolved(
             }
             None => {
                 report.added.push(tool.name.clone());
-                entries.insert(tool.name.clone(), Entry::suggested(tool));
+                entries.insert(tool.name.clone(), HintEntry::suggested(tool));
             }
         }
     }
@@ -272,7 +227,7 @@ fn explain(h: &Hint) -> String {
     }
 }
 
-fn write_entry(out: &mut String, name: &str, e: &Entry, tool: Option<&Tool>) {
+fn write_entry(out: &mut String, name: &str, e: &HintEntry, tool: Option<&Tool>) {
     let _ = writeln!(out, "  {}:", yaml_key(name));
     if let Some(op) = &e.operation {
         let _ = writeln!(

@@ -8,4 +8,4 @@ pub mod lint;
 pub mod readback;
 pub mod report;
 
-pub use hints_file::{Entry, HintsFile, UpdateReport, render, update, update_resolved};
+pub use hints_file::{HintEntry, HintsFile, UpdateReport, render, update, update_resolved};

@@ -431,7 +431,7 @@ pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Res
         if sends && !credited.contains(&origin) {
             credited.push(origin);
         }
-        entries.push(server::Entry::new(tool, base, creds));
+        entries.push(server::Served::new(tool, base, creds));
     }
     if !credited.is_empty() {
         eprintln!(

@@ -30,7 +30,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::OwnedSemaphorePermit;
 
 /// One tool as served: the model, where and how to send it.
-pub struct Entry {
+pub struct Served {
     pub tool: Tool,
     /// Base URL (no trailing slash) the path is appended to.
     pub base: String,
@@ -48,9 +48,9 @@ struct Checks {
     output: Schema,
 }
 
-impl Entry {
+impl Served {
     pub fn new(tool: Tool, base: String, credentials: auth::Resolved) -> Self {
-        Entry {
+        Served {
             tool,
             base,
             credentials: credentials.fixed,
@@ -209,7 +209,7 @@ impl Page {
 pub struct State {
     pub name: String,
     pub version: String,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<Served>,
     pub listing: Arc<Listing>,
     pub client: Client,
     /// `--header` values, added to every request.
@@ -498,7 +498,7 @@ pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResul
 }
 
 /// The result budget of `entry`'s calls: its `maxResultBytes` hint, else `--max-result-bytes`.
-fn entry_budget(state: &State, entry: &Entry) -> usize {
+fn entry_budget(state: &State, entry: &Served) -> usize {
     entry
         .tool
         .review
@@ -626,7 +626,7 @@ fn projected(
 }
 
 /// The OAuth2 tokens `entry` needs, in the order of `entry.oauth`.
-fn fetch_tokens(state: &State, entry: &Entry) -> Result<Vec<String>, String> {
+fn fetch_tokens(state: &State, entry: &Served) -> Result<Vec<String>, String> {
     entry
         .oauth
         .iter()
@@ -636,7 +636,7 @@ fn fetch_tokens(state: &State, entry: &Entry) -> Result<Vec<String>, String> {
 
 fn apply_credentials(
     prepared: &mut request::Prepared,
-    entry: &Entry,
+    entry: &Served,
     tokens: &[String],
     headers: &[(String, String)],
 ) -> Result<(), String> {

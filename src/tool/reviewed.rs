@@ -2,7 +2,8 @@
 //! (by name, else by operation, so that a decision follows a renamed tool) and applied over the
 //! suggestions, with the entries' curation (name, description, disabled). Precedence, most
 //! specific first: a tool's entry, the document's extensions, `defaults:`, the suggestion.
-//! Reading and writing the file is `review`'s.
+//! The file is read here (YAML or JSON, errors with line and column); writing and updating it is
+//! `review::hints_file`'s.
 
 use crate::error::{Error, Location, Result};
 use crate::tool::naming::{self, NameStyle};
@@ -11,6 +12,7 @@ use crate::tool::{Review, Tool};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// A parsed hints file.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -20,10 +22,10 @@ pub struct HintsFile {
     #[serde(default)]
     pub defaults: Option<Defaults>,
     #[serde(default, deserialize_with = "unique_entries")]
-    pub tools: Option<IndexMap<String, Entry>>,
+    pub tools: Option<IndexMap<String, HintEntry>>,
     /// Entries whose tool disappeared, kept by `--update` for a human to re-home or delete.
     #[serde(default, deserialize_with = "unique_entries")]
-    pub removed: Option<IndexMap<String, Entry>>,
+    pub removed: Option<IndexMap<String, HintEntry>>,
     /// The file's name and text, to point at an entry in a message.
     #[serde(skip)]
     pub source: Source,
@@ -48,10 +50,10 @@ impl PartialEq for Source {
 /// `removed:` beside the unreviewed one added meanwhile).
 fn unique_entries<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Option<IndexMap<String, Entry>>, D::Error> {
+) -> Result<Option<IndexMap<String, HintEntry>>, D::Error> {
     struct Entries;
     impl<'de> serde::de::Visitor<'de> for Entries {
-        type Value = Option<IndexMap<String, Entry>>;
+        type Value = Option<IndexMap<String, HintEntry>>;
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a map of tool names to entries")
@@ -76,7 +78,7 @@ fn unique_entries<'de, D: serde::Deserializer<'de>>(
                         "tool {name:?} has two entries; keep one"
                     )));
                 }
-                let entry: Entry = m.next_value()?;
+                let entry: HintEntry = m.next_value()?;
                 out.insert(name, entry);
             }
             Ok(Some(out))
@@ -88,7 +90,7 @@ fn unique_entries<'de, D: serde::Deserializer<'de>>(
 /// One tool's reviewed hints.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Entry {
+pub struct HintEntry {
     /// `METHOD /path`, informational.
     pub operation: Option<String>,
     pub read_only_hint: Option<bool>,
@@ -245,12 +247,55 @@ fn operation_id_names(id: &str) -> Vec<String> {
 }
 
 impl HintsFile {
+    /// Parse a hints file (YAML or JSON). `name` is used in messages.
+    pub fn parse(name: &str, text: &str) -> Result<HintsFile> {
+        let source = Source {
+            name: name.to_string(),
+            text: text.to_string(),
+        };
+        if text.trim().is_empty() {
+            return Ok(HintsFile {
+                source,
+                ..HintsFile::default()
+            });
+        }
+        let mut file: HintsFile = yaml_serde::from_str(text).map_err(|e| Error::Input {
+            file: name.to_string(),
+            location: e
+                .location()
+                .map(|l| Location::LineCol {
+                    line: l.line(),
+                    column: l.column(),
+                })
+                .unwrap_or(Location::None),
+            message: format!(
+                "invalid hints file: {}",
+                crate::read::strip_position(&e.to_string())
+            ),
+        })?;
+        file.source = source;
+        file.check_limits()?;
+        Ok(file)
+    }
+
+    /// Read and parse a hints file.
+    pub fn load(path: impl AsRef<Path>) -> Result<HintsFile> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        HintsFile::parse(&path.display().to_string(), &text)
+    }
+}
+
+impl HintsFile {
     /// Whether a human has reviewed the `defaults:` block.
     pub fn defaults_reviewed(&self) -> bool {
         self.defaults.as_ref().is_some_and(|d| d.reviewed)
     }
 
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (&String, &Entry)> {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&String, &HintEntry)> {
         self.tools.iter().flatten()
     }
 
@@ -273,7 +318,7 @@ impl HintsFile {
     }
 
     /// The entry of key `key`.
-    pub fn entry(&self, key: &str) -> Option<&Entry> {
+    pub fn entry(&self, key: &str) -> Option<&HintEntry> {
         self.tools.as_ref().and_then(|m| m.get(key))
     }
 
@@ -461,7 +506,7 @@ impl HintsFile {
     }
 
     /// Apply `defaults:`, then `entry` (the tool's, if it has one).
-    pub fn apply_entry(&self, tool: &mut Tool, entry: Option<&Entry>) {
+    pub fn apply_entry(&self, tool: &mut Tool, entry: Option<&HintEntry>) {
         if let Some(d) = &self.defaults {
             d.apply_to(tool);
         }
@@ -608,7 +653,7 @@ fn locate(text: &str, key: &str, field: Option<&str>) -> Option<Location> {
     })
 }
 
-impl Entry {
+impl HintEntry {
     fn apply_to(&self, tool: &mut Tool) {
         let set = |hint: &mut Hint, value: Option<bool>| {
             let Some(value) = value else {
@@ -662,9 +707,9 @@ impl Entry {
 
     /// A new, unreviewed entry holding the tool's suggested hints; openWorldHint is left to
     /// `defaults:` unless the document set it for this operation.
-    pub fn suggested(tool: &Tool) -> Entry {
+    pub fn suggested(tool: &Tool) -> HintEntry {
         let own_open_world = matches!(tool.hints.open_world.source, HintSource::Extension(_));
-        Entry {
+        HintEntry {
             operation: Some(tool.operation()),
             read_only_hint: Some(tool.hints.read_only.value),
             destructive_hint: Some(tool.hints.destructive.value),
