@@ -549,9 +549,7 @@ fn convert_on_pool(args: &ConvertArgs) -> Result<i32> {
         refuse_overwriting(out, inputs.into_iter().flatten())?;
     }
     let (shape, format) = (args.shape, args.format);
-    let mut options = args.select.options();
-    // Gemini rejects a name that starts with a digit whatever the target.
-    options.letter_first |= shape == Shape::Gemini;
+    let options = shape.options(args.select.options());
     let hints = args.hints.as_deref().map(HintsFile::load).transpose()?;
     let whole = args.check || format != Format::Json;
     let doc = read_document(&args.spec, &args.read)?;

@@ -60,6 +60,13 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// `options` as tools written in this shape need them: Gemini rejects a name that starts
+    /// with a digit whatever the target, so its shape asks for `letter_first`.
+    pub fn options(self, mut options: crate::Options) -> crate::Options {
+        options.letter_first |= self == Shape::Gemini;
+        options
+    }
+
     /// The key the list sits under, or `None` for a bare array.
     fn key(self) -> Option<&'static str> {
         match self {
@@ -473,4 +480,22 @@ pub fn render_as(tools: &[Tool], shape: Shape, format: Format) -> Result<String>
     let mut buf = Vec::new();
     write_as(tools, shape, format, &mut buf)?;
     String::from_utf8(buf).map_err(|e| Error::Internal(format!("output is not UTF-8: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library user gets Gemini's name rule from the shape, as the command line does.
+    #[test]
+    fn the_gemini_shape_brings_its_name_rule() {
+        let spec = r#"{"openapi": "3.1.0", "info": {"title": "T", "version": "1"}, "paths": {"/x":
+            {"post": {"operationId": "2faEnable", "responses": {"204": {"description": "ok"}}}}}}"#;
+        let options = Shape::Gemini.options(crate::Options::default());
+        let out = crate::convert_str("t.json", spec, &options).unwrap();
+        assert_eq!(out.tools[0].name, "_2fa_enable");
+        let plain = Shape::Mcp.options(crate::Options::default());
+        let out = crate::convert_str("t.json", spec, &plain).unwrap();
+        assert_eq!(out.tools[0].name, "2fa_enable");
+    }
 }
