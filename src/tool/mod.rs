@@ -6,6 +6,7 @@
 //! `target`), this module builds each tool (with [`fields`]' `_fields` argument), [`suggest`] suggests its hints (with the words of
 //! [`vocab`], which `lint` shares) and [`reviewed`] applies a reviewed hints file over them.
 
+pub mod evidence;
 pub mod fields;
 pub mod filter;
 pub mod naming;
@@ -160,7 +161,7 @@ impl Tool {
 #[derive(Debug, Clone, Default)]
 pub struct Suggesting {
     pub mode: suggest::Suggest,
-    pub rpc: Option<suggest::RpcStyle>,
+    pub rpc: Option<evidence::RpcStyle>,
     pub nouns: vocab::Nouns,
 }
 
@@ -175,7 +176,7 @@ pub fn build(
     let summary = op.summary.map(str::trim).filter(|s| !s.is_empty());
     let suggested = match suggesting.mode {
         suggest::Suggest::Method => suggest::from_method(op.method),
-        suggest::Suggest::Evidence => suggest::from_evidence(&suggest::Evidence {
+        suggest::Suggest::Evidence => evidence::from_evidence(&evidence::Evidence {
             method: op.method,
             operation_id: op.operation_id,
             summary,
@@ -183,13 +184,13 @@ pub fn build(
             rpc: suggesting.rpc,
             nouns: &suggesting.nouns,
             description: op.description,
-            body: suggest::body_shape(op.body.as_ref(), conv.root()),
+            body: evidence::body_shape(op.body.as_ref(), conv.root()),
             accepted: op.only_accepted,
             // Weighed for writes only.
             arguments: if suggest::is_safe(op.method) {
-                suggest::Arguments::default()
+                evidence::Arguments::default()
             } else {
-                suggest::arguments(op.body.as_ref(), &op.parameters, summary, conv.root())
+                evidence::arguments(op.body.as_ref(), &op.parameters, summary, conv.root())
             },
             idempotency_key: op.parameters.iter().any(|p| {
                 p.required

@@ -229,7 +229,7 @@ impl<'d> Plan<'d> {
         unique_names(doc, hints, &served)?;
         let suggesting = super::Suggesting {
             mode: options.suggest,
-            rpc: super::suggest::rpc_style(outline.entries.iter().map(|e| (e.method, e.path))),
+            rpc: super::evidence::rpc_style(outline.entries.iter().map(|e| (e.method, e.path))),
             nouns: nouns(doc, &outline, options.suggest),
         };
         Ok(Plan {
