@@ -1,6 +1,7 @@
 //! The `openapi-mcp` binary: parses the command line and hands over to the library.
 
 mod cli;
+mod commands;
 
 use clap::Parser;
 
@@ -12,5 +13,5 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    std::process::exit(cli::run(cli::Cli::parse()));
+    std::process::exit(commands::run(cli::Cli::parse()));
 }
