@@ -144,7 +144,7 @@ fn def_name_in_file(file: &str, rest: &[String]) -> String {
 }
 
 /// FNV-1a, 64 bit: a tiny stable hash (std's hashers are not stable across releases).
-pub fn stable_hash(s: &str) -> u64 {
+pub(crate) fn stable_hash(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);
@@ -155,7 +155,7 @@ pub fn stable_hash(s: &str) -> u64 {
 
 /// `s` with every character outside `[A-Za-z0-9_.-]` replaced by `_` (argument and `$defs`
 /// names: safe in a URI fragment and in every client's property names).
-pub fn key_safe(s: &str) -> String {
+pub(crate) fn key_safe(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {

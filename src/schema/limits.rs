@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// limit become described stubs that accept any value of their type, so a cut schema still
 /// accepts every instance the full one accepts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Most bytes (compact JSON) one schema may hold, counting kept definitions nearest first.
     pub budget: Option<usize>,
     /// Most levels of `$ref` to expand (1: only definitions the schema names directly).
@@ -22,7 +22,12 @@ pub struct Limits {
 impl Converter<'_> {
     /// Attach the `$defs` that `root` reaches through `refs` (or inline them) and return the
     /// finished, self-contained schema.
-    pub fn finish(&mut self, mut root: Value, refs: &[usize], dir: Direction) -> Result<Schema> {
+    pub(crate) fn finish(
+        &mut self,
+        mut root: Value,
+        refs: &[usize],
+        dir: Direction,
+    ) -> Result<Schema> {
         // The root's own size counts against the budget first (without a budget it is never
         // needed, so not measured).
         let (mut used, mut text) = (0, None);
@@ -173,7 +178,7 @@ pub(super) struct Reached {
 /// without writing it: strings by their bytes plus what escaping adds, numbers as `serde_json`
 /// writes them. Every tool schema is measured against the budget, and writing it to count was a
 /// twentieth of a conversion (most of it escaping long descriptions byte by byte).
-pub fn json_size(v: &Value) -> usize {
+pub(crate) fn json_size(v: &Value) -> usize {
     match v {
         Value::Null => 4,
         Value::Bool(true) => 4,

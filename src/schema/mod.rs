@@ -33,9 +33,9 @@ mod output;
 mod pattern;
 mod values;
 
-pub use defs::{key_safe, stable_hash};
-pub use limits::{Limits, json_size};
-pub use output::Schema;
+pub(crate) use defs::{key_safe, stable_hash};
+pub(crate) use limits::Limits;
+pub(crate) use output::Schema;
 pub(crate) use output::{write_str, write_value};
 pub use pattern::is_valid_regex;
 
@@ -49,7 +49,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 /// Which side of the call a schema describes; it decides whether `readOnly` or `writeOnly`
 /// properties are dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
+pub(crate) enum Direction {
     /// Arguments the client sends: `readOnly` properties are dropped.
     Input,
     /// Results the client receives: `writeOnly` properties are dropped.
@@ -58,7 +58,7 @@ pub enum Direction {
 
 /// A converted schema and the definitions it references directly.
 #[derive(Debug, Default)]
-pub struct Converted {
+pub(crate) struct Converted {
     pub value: Value,
     pub refs: Vec<usize>,
     /// Compact JSON size of `value` in bytes (set for cached definitions).
@@ -83,7 +83,7 @@ impl Clone for Converted {
 
 impl Converted {
     /// A converted schema with nothing measured or rendered yet.
-    pub fn new(value: Value, refs: Vec<usize>) -> Self {
+    pub(crate) fn new(value: Value, refs: Vec<usize>) -> Self {
         Converted {
             value,
             refs,
@@ -94,7 +94,7 @@ impl Converted {
     /// `value` as compact JSON, the same bytes `serde_json::to_writer` gives it (rendered on
     /// first use; `value` must not change after that, which holds for the shared definitions).
     /// Another thread may render it at the same time; the texts are equal.
-    pub fn compact(&self) -> &str {
+    pub(crate) fn compact(&self) -> &str {
         self.compact.get_or_init(|| render(&self.value))
     }
 }
@@ -113,7 +113,7 @@ fn render(value: &Value) -> Box<str> {
 ///
 /// Converters made by [`Converter::sharing`] share one [`Registry`]: each definition is named
 /// and converted once, whichever converter (thread) meets it first.
-pub struct Converter<'a> {
+pub(crate) struct Converter<'a> {
     file: &'a str,
     root: &'a dyn Tree,
     /// Inline every non-recursive definition instead of emitting `$defs`.
@@ -145,7 +145,7 @@ pub struct Converter<'a> {
 /// of one document share, whatever threads they run on (names come from the document alone,
 /// see `defs`).
 #[derive(Debug, Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     pointers: Vec<String>,
     /// `$defs` names by definition id (shared by every tool that uses the definition).
     names: Vec<Arc<str>>,
@@ -161,7 +161,7 @@ pub struct Registry {
 impl Registry {
     /// An empty registry for the definitions of a tree with these references (every `$ref`
     /// string and discriminator `mapping` value in it).
-    pub fn new<'r>(references: impl IntoIterator<Item = &'r str>) -> Registry {
+    pub(crate) fn new<'r>(references: impl IntoIterator<Item = &'r str>) -> Registry {
         Registry {
             clashes: defs::Clashes::of(references),
             ..Registry::default()
@@ -169,25 +169,25 @@ impl Registry {
     }
 
     /// An empty registry for the definitions of `doc`.
-    pub fn of(doc: &crate::read::Document) -> Registry {
+    pub(crate) fn of(doc: &crate::read::Document) -> Registry {
         Registry::new(doc.references().iter().map(String::as_str))
     }
 }
 
 impl<'a> Converter<'a> {
     /// A converter for the schemas of a plain tree.
-    pub fn new(file: &'a str, root: &'a Value) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new(file: &'a str, root: &'a Value) -> Self {
         let registry = Registry::new(crate::read::references::distinct_references(root));
         Converter::sharing(file, root, Arc::new(Mutex::new(registry)))
     }
 
-    /// A converter for the schemas of `doc`.
-    pub fn of(doc: &'a crate::read::Document) -> Self {
-        Converter::sharing(&doc.file, doc, Arc::new(Mutex::new(Registry::of(doc))))
-    }
-
     /// A converter that shares `registry` with others of the same document and options.
-    pub fn sharing(file: &'a str, root: &'a dyn Tree, registry: Arc<Mutex<Registry>>) -> Self {
+    pub(crate) fn sharing(
+        file: &'a str,
+        root: &'a dyn Tree,
+        registry: Arc<Mutex<Registry>>,
+    ) -> Self {
         Converter {
             file,
             root,
@@ -224,17 +224,22 @@ impl<'a> Converter<'a> {
     }
 
     /// The document the schemas come from.
-    pub fn root(&self) -> &'a dyn Tree {
+    pub(crate) fn root(&self) -> &'a dyn Tree {
         self.root
     }
 
     /// The file name used in messages.
-    pub fn file(&self) -> &'a str {
+    pub(crate) fn file(&self) -> &'a str {
         self.file
     }
 
     /// Convert one schema found at JSON pointer `at` (used in error messages).
-    pub fn convert(&mut self, schema: &Value, dir: Direction, at: &str) -> Result<Converted> {
+    pub(crate) fn convert(
+        &mut self,
+        schema: &Value,
+        dir: Direction,
+        at: &str,
+    ) -> Result<Converted> {
         let mut refs = Vec::new();
         let value = self.conv(schema, dir, at, &mut refs, 0)?;
         Ok(Converted::new(value, refs))
@@ -242,7 +247,7 @@ impl<'a> Converter<'a> {
 
     /// Whether a raw schema is marked `readOnly` (or `writeOnly` for [`Direction::Output`]),
     /// directly or on the schema its `$ref` names.
-    pub fn hidden(&self, schema: &Value, dir: Direction) -> bool {
+    pub(crate) fn hidden(&self, schema: &Value, dir: Direction) -> bool {
         let (read_only, write_only) = self.marks(schema);
         match dir {
             Direction::Input => read_only,
@@ -278,7 +283,7 @@ impl<'a> Converter<'a> {
     }
 
     /// Look through `$ref`s and `allOf` of a converted schema to see whether it describes an object.
-    pub fn is_object(&mut self, schema: &Value, dir: Direction) -> Result<bool> {
+    pub(crate) fn is_object(&mut self, schema: &Value, dir: Direction) -> Result<bool> {
         self.is_object_at(schema, dir, 0)
     }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
     root: Value,
-    pub defs: Vec<(Arc<str>, Arc<Converted>)>,
+    pub(crate) defs: Vec<(Arc<str>, Arc<Converted>)>,
     /// `root` as compact JSON, when it was written to be measured against a size budget (so
     /// it is not written again): dropped by [`Schema::root_mut`].
     text: Option<Box<str>>,
@@ -20,7 +20,7 @@ pub struct Schema {
 
 impl Schema {
     /// A schema of `root` and the definitions it reaches.
-    pub fn new(root: Value, defs: Vec<(Arc<str>, Arc<Converted>)>) -> Self {
+    pub(crate) fn new(root: Value, defs: Vec<(Arc<str>, Arc<Converted>)>) -> Self {
         Schema {
             root,
             defs,

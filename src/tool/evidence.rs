@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// What the request body says about a write.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BodyShape {
+pub(crate) enum BodyShape {
     /// No request body.
     None,
     /// An object of a few optional fields, each a value or a list of values (the first few
@@ -30,7 +30,7 @@ const FEW_FIELDS: usize = 15;
 /// What the arguments say beyond the body's shape: a query language a string carries, and the
 /// actions an argument chooses between.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Arguments {
+pub(crate) struct Arguments {
     /// The query language the body carries (`sql`, `jql`), and whether it can write.
     pub language: Option<(String, bool)>,
     /// The verbs an enum argument chooses between, when they differ in effect (`start`,
@@ -95,7 +95,7 @@ const QUERY_FIELDS: &[&str] = &[
 ];
 
 /// What the arguments of an operation say ([`Arguments`]); `$ref`s followed in `root`.
-pub fn arguments(
+pub(crate) fn arguments(
     body: Option<&RequestBody<'_>>,
     parameters: &[crate::model::Parameter<'_>],
     summary: Option<&str>,
@@ -219,7 +219,7 @@ fn dispatch(values: Option<&Value>) -> Vec<String> {
 }
 
 /// The shape of a request body, `$ref`s followed in `root`.
-pub fn body_shape(body: Option<&RequestBody<'_>>, root: &dyn Tree) -> BodyShape {
+pub(crate) fn body_shape(body: Option<&RequestBody<'_>>, root: &dyn Tree) -> BodyShape {
     let Some(b) = body else {
         return BodyShape::None;
     };
@@ -327,7 +327,7 @@ fn is_field(root: &dyn Tree, schema: &Value, list: bool) -> bool {
 
 /// What an operation says of itself besides its method.
 #[derive(Debug, Clone)]
-pub struct Evidence<'a> {
+pub(crate) struct Evidence<'a> {
     pub method: Method,
     pub operation_id: Option<&'a str>,
     pub summary: Option<&'a str>,
@@ -351,7 +351,7 @@ pub struct Evidence<'a> {
 /// names its action in the path's query or fragment (`/#Action=AttachInstances`, as AWS's query
 /// protocol), so the method says nothing and the name says what it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RpcStyle {
+pub(crate) struct RpcStyle {
     /// The method nearly every operation uses; `None` when the paths name the actions.
     pub method: Option<Method>,
     /// Operations of that style.
@@ -362,14 +362,14 @@ pub struct RpcStyle {
 
 impl RpcStyle {
     /// Whether an operation with `method` is of the API's style.
-    pub fn covers(&self, method: Method) -> bool {
+    pub(crate) fn covers(&self, method: Method) -> bool {
         self.method.is_none_or(|m| m == method)
     }
 }
 
 /// Whether an API with these operations (method, path) is RPC-style: at least 5 operations, 90%
 /// of them POST, or 90% of them with the action in the path's query or fragment.
-pub fn rpc_style<'p>(ops: impl Iterator<Item = (Method, &'p str)>) -> Option<RpcStyle> {
+pub(crate) fn rpc_style<'p>(ops: impl Iterator<Item = (Method, &'p str)>) -> Option<RpcStyle> {
     let (mut post, mut action, mut all) = (0, 0, 0);
     for (m, path) in ops {
         all += 1;
@@ -596,7 +596,7 @@ fn unsettle(hints: &mut Hints, why: &str) {
 }
 
 /// Suggested hints from the method table and the evidence (extensions not applied).
-pub fn from_evidence(ev: &Evidence<'_>) -> Hints {
+pub(crate) fn from_evidence(ev: &Evidence<'_>) -> Hints {
     let all = signals(ev);
     let mut hints = from_signals(ev, &all);
     let safe = !matches!(

@@ -11,33 +11,33 @@
 //! field (see `schema`), so a projected answer still validates against them. An empty list
 //! asks for the whole answer.
 
-use super::Tool;
 use crate::schema::Schema;
 use indexmap::IndexMap;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// The argument's name.
-pub const ARG: &str = "_fields";
+pub(crate) const ARG: &str = "_fields";
 
 /// The argument's description.
-pub const DESCRIPTION: &str = "Only these fields of the answer: dotted paths into its body \
+pub(crate) const DESCRIPTION: &str = "Only these fields of the answer: dotted paths into its body \
     (`user.login`), list items implied; `\\.` is a dot within a key.";
 
 /// Most `$ref`s followed through one level (recursive definitions end there).
 const MAX_DEPTH: usize = 32;
 
 /// Most field names an error message lists.
+#[cfg(feature = "serve")]
 const MAX_LISTED: usize = 60;
 
 /// The argument's schema in `inputSchema`.
-pub fn property() -> Value {
+pub(crate) fn property() -> Value {
     json!({"type": "array", "items": {"type": "string"}, "description": DESCRIPTION})
 }
 
 /// Whether a tool with this output schema (its body under `wrapped` when wrapped) and these
 /// input properties gets `_fields`: the body's schema declares fields at its top (an object, or
 /// a list of objects), and the operation has no argument of that name itself.
-pub fn applies(output: &Schema, wrapped: Option<&str>, input: &Schema) -> bool {
+pub(crate) fn applies(output: &Schema, wrapped: Option<&str>, input: &Schema) -> bool {
     let own = input
         .root()
         .get("properties")
@@ -45,13 +45,9 @@ pub fn applies(output: &Schema, wrapped: Option<&str>, input: &Schema) -> bool {
     !own && body(output, wrapped).is_some_and(|b| !level(output, &[b]).names.is_empty())
 }
 
-/// Whether `tool` takes `_fields` (its call mapping says so).
-pub fn takes(tool: &Tool) -> bool {
-    tool.call.fields
-}
-
 /// The keys of one path: split at unescaped dots, `\.` and `\\` unescaped.
-pub fn parse(path: &str) -> Result<Vec<String>, String> {
+#[cfg(feature = "serve")]
+pub(crate) fn parse(path: &str) -> Result<Vec<String>, String> {
     let mut keys = Vec::new();
     let mut key = String::new();
     let mut chars = path.chars();
@@ -77,13 +73,15 @@ pub fn parse(path: &str) -> Result<Vec<String>, String> {
 }
 
 /// `key` as written in a path.
+#[cfg(feature = "serve")]
 fn escaped(key: &str) -> String {
     key.replace('\\', "\\\\").replace('.', "\\.")
 }
 
 /// Parse `value` (the `_fields` argument) and check every path against `output`: the paths as
 /// keys, or a message naming the first unknown path and the top-level fields.
-pub fn check(
+#[cfg(feature = "serve")]
+pub(crate) fn check(
     output: &Schema,
     wrapped: Option<&str>,
     value: &Value,
@@ -107,6 +105,7 @@ pub fn check(
 }
 
 /// The error for `path`, whose key `at` is not a field where it stands.
+#[cfg(feature = "serve")]
 fn unknown(output: &Schema, top: &Value, path: &str, keys: &[String], at: usize) -> String {
     let top_names = listed(&level(output, &[top]).names);
     if at == 0 {
@@ -129,6 +128,7 @@ fn unknown(output: &Schema, top: &Value, path: &str, keys: &[String], at: usize)
     )
 }
 
+#[cfg(feature = "serve")]
 fn listed(names: &IndexMap<&str, Vec<&Value>>) -> String {
     let mut shown: Vec<String> = names
         .keys()
@@ -150,6 +150,7 @@ fn body<'s>(output: &'s Schema, wrapped: Option<&str>) -> Option<&'s Value> {
 }
 
 /// `Ok` when every key of `keys` is known; else the index of the first unknown key.
+#[cfg(feature = "serve")]
 fn known(output: &Schema, top: &Value, keys: &[String]) -> Result<(), usize> {
     let mut nodes = vec![top];
     for (i, key) in keys.iter().enumerate() {
@@ -166,6 +167,7 @@ fn known(output: &Schema, top: &Value, keys: &[String]) -> Result<(), usize> {
 }
 
 /// The schemas that `keys` (all known) lead to.
+#[cfg(feature = "serve")]
 fn nodes_at<'s>(output: &'s Schema, top: &'s Value, keys: &[String]) -> Vec<&'s Value> {
     let mut nodes = vec![top];
     for key in keys {
@@ -257,9 +259,11 @@ fn definition<'s>(output: &'s Schema, reference: &str) -> Option<&'s Value> {
 
 /// A trie of paths: the keys to keep at one level, each with what to keep below it (`None`:
 /// all of it).
+#[cfg(feature = "serve")]
 #[derive(Default, Debug)]
 struct Keep<'p>(IndexMap<&'p str, Option<Keep<'p>>>);
 
+#[cfg(feature = "serve")]
 impl<'p> Keep<'p> {
     fn of(paths: &'p [Vec<String>]) -> Keep<'p> {
         let mut root = Keep::default();
@@ -288,15 +292,17 @@ impl<'p> Keep<'p> {
 
 /// `body` with only the fields `paths` name (each checked by [`check`]), list items implied;
 /// keys keep the body's order. A value that is not an object where a path goes on is kept.
-pub fn project(body: &Value, paths: &[Vec<String>]) -> Value {
+#[cfg(feature = "serve")]
+pub(crate) fn project(body: &Value, paths: &[Vec<String>]) -> Value {
     keep(body, &Keep::of(paths))
 }
 
+#[cfg(feature = "serve")]
 fn keep(value: &Value, what: &Keep<'_>) -> Value {
     match value {
         Value::Array(items) => Value::Array(items.iter().map(|v| keep(v, what)).collect()),
         Value::Object(m) => {
-            let mut out = Map::new();
+            let mut out = serde_json::Map::new();
             for (k, v) in m {
                 match what.0.get(k.as_str()) {
                     Some(None) => {
@@ -314,7 +320,7 @@ fn keep(value: &Value, what: &Keep<'_>) -> Value {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "serve"))]
 mod tests {
     use super::*;
 

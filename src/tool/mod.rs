@@ -73,10 +73,10 @@ pub struct Origin {
     /// The verb of the operationId (else of the name), the document's nouns not read as verbs
     /// (`watch_daemon_set_list`: `list`), and whether it stood at an end: what lint checks the
     /// hints against.
-    pub verb: Option<(String, vocab::Effect, suggest::Confidence)>,
+    pub(crate) verb: Option<(String, vocab::Effect, suggest::Confidence)>,
     /// The verb the summary starts with, unless a safe method's summary starts with one of the
     /// document's nouns (a title: "Block contents").
-    pub summary_verb: Option<(String, vocab::Effect)>,
+    pub(crate) summary_verb: Option<(String, vocab::Effect)>,
 }
 
 /// How to execute the tool as an HTTP request: written to `_meta` for runtimes.
@@ -159,14 +159,14 @@ impl Tool {
 /// How a tool's hints are suggested: the mode, whether the API is RPC-style, and the words the
 /// document uses as nouns.
 #[derive(Debug, Clone, Default)]
-pub struct Suggesting {
+pub(crate) struct Suggesting {
     pub mode: suggest::Suggest,
     pub rpc: Option<evidence::RpcStyle>,
     pub nouns: vocab::Nouns,
 }
 
 /// Build the tool for `op`, with its final `naming` already decided.
-pub fn build(
+pub(crate) fn build(
     op: &Operation<'_>,
     naming: Named,
     conv: &mut Converter<'_>,

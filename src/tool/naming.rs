@@ -6,7 +6,7 @@
 //! operation elsewhere in the document never renames a tool.
 
 use crate::model::{Identity, Method};
-pub use crate::schema::{key_safe, stable_hash};
+pub(crate) use crate::schema::{key_safe, stable_hash};
 use heck::{ToKebabCase, ToLowerCamelCase, ToSnakeCase};
 use rustc_hash::FxHashMap;
 

@@ -13,7 +13,7 @@ use heck::ToSnakeCase;
 
 /// What a verb says about a tool's effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// Only reads (`get`, `list`, `search`).
     Reads,
     /// Changes state additively or in place (`create`, `update`, `send`, `logout`).
@@ -169,7 +169,7 @@ const WRITES: &[&str] = &[
 ];
 
 /// Split a name or sentence into lower-case words.
-pub fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     if let Some(words) = super::naming::ascii_words(text) {
         return words
             .into_iter()
@@ -253,12 +253,12 @@ fn method_in_capitals(name: &str, word: &str) -> bool {
 }
 
 /// The verb a tool name leads with, and its effect.
-pub fn name_verb(name: &str) -> Option<(String, Effect)> {
+pub(crate) fn name_verb(name: &str) -> Option<(String, Effect)> {
     name_verb_with_confidence(name).map(|(v, e, _)| (v, e))
 }
 
 /// [`name_verb`], also saying whether the verb stood at an end of the name.
-pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confidence)> {
+pub(crate) fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confidence)> {
     verb_of_words(name, &words(name))
 }
 
@@ -268,7 +268,7 @@ pub fn name_verb_with_confidence(name: &str) -> Option<(String, Effect, Confiden
 /// `persistent_volume_claim`), or, past the name's first word, such a noun (`get_latest_block`),
 /// is read as a noun. The first word of a name stays a verb (`block_user`).
 #[derive(Debug, Clone, Default)]
-pub struct Nouns {
+pub(crate) struct Nouns {
     /// Multi-word nouns, their last word singular, joined with spaces (`daemon set`).
     phrases: rustc_hash::FxHashSet<String>,
     /// One-word nouns, singular.
@@ -292,7 +292,7 @@ const PHRASE_WORDS: usize = 4;
 
 impl Nouns {
     /// The nouns of a document with these paths, schema names and tags.
-    pub fn from_document<'a>(
+    pub(crate) fn from_document<'a>(
         paths: impl IntoIterator<Item = &'a str>,
         schemas: impl IntoIterator<Item = &'a str>,
         tags: impl IntoIterator<Item = &'a str>,
@@ -333,13 +333,13 @@ impl Nouns {
     }
 
     /// Whether the document has no nouns.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.phrases.is_empty() && self.singles.is_empty()
     }
 
     /// Whether `w[i]` is a noun of the document: the head of one of its noun phrases, or one of
     /// its one-word nouns when it is not the first word.
-    pub fn at(&self, w: &[String], i: usize) -> bool {
+    pub(crate) fn at(&self, w: &[String], i: usize) -> bool {
         if self.is_empty() {
             return false;
         }
@@ -350,7 +350,7 @@ impl Nouns {
     }
 
     /// Whether `word`, a name's or summary's first word, is one of the document's one-word nouns.
-    pub fn single(&self, word: &str) -> bool {
+    pub(crate) fn single(&self, word: &str) -> bool {
         self.singles.contains(singular(word).as_ref())
     }
 }
@@ -428,7 +428,7 @@ fn verb_of_words_in(
 }
 
 /// The verb a summary starts with ("Deletes a pet" -> delete), for names without one.
-pub fn summary_verb(summary: &str) -> Option<(String, Effect)> {
+pub(crate) fn summary_verb(summary: &str) -> Option<(String, Effect)> {
     let mut w = first_words(summary, 3);
     // "Partially update a sprint": an adverb before the verb.
     if w.first().is_some_and(|a| is_adverb(a)) {
@@ -465,7 +465,7 @@ fn verb_form(word: &str) -> Option<(String, Effect, bool)> {
 /// (up to `.`, `;`, `:` or `(`): each right after the verb before it, in the first verb's form
 /// (`Gets builds and runs`: the plural `runs` is a noun; `Get contexts and issue types`: not
 /// joined). The first verb itself is not returned.
-pub fn joined_verbs(text: &str) -> Vec<(String, Effect)> {
+pub(crate) fn joined_verbs(text: &str) -> Vec<(String, Effect)> {
     let clause = text.split(['.', ';', ':', '(', '\n']).next().unwrap_or("");
     let clause: String = clause
         .chars()
@@ -497,7 +497,7 @@ pub fn joined_verbs(text: &str) -> Vec<(String, Effect)> {
 /// "replaces"). The phrase found, and whether it is irreversible;
 /// `None` when nothing is said or the phrase is negated ("does not permanently delete").
 /// Reads English, and the first few thousand characters only.
-pub fn description_says(text: &str) -> Option<(&'static str, bool)> {
+pub(crate) fn description_says(text: &str) -> Option<(&'static str, bool)> {
     let mut end = text.len().min(4000);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -565,7 +565,7 @@ pub fn description_says(text: &str) -> Option<(&'static str, bool)> {
 
 /// Whether a description says the operation creates or updates (an upsert: it sets the values
 /// it is given, so a repeat changes nothing more). Reads English, the first sentence only.
-pub fn says_upsert(text: &str) -> bool {
+pub(crate) fn says_upsert(text: &str) -> bool {
     let first = text.split(['.', '\n']).next().unwrap_or("");
     let w = words(&first.chars().take(200).collect::<String>());
     w.windows(3).any(|t| {
@@ -577,7 +577,11 @@ pub fn says_upsert(text: &str) -> bool {
 
 /// [`summary_verb`], unless the summary of an operation with a safe method starts with one of the
 /// document's nouns: then it is a title ("Block contents"), not an order.
-pub fn summary_verb_in(summary: &str, safe: bool, nouns: &Nouns) -> Option<(String, Effect)> {
+pub(crate) fn summary_verb_in(
+    summary: &str,
+    safe: bool,
+    nouns: &Nouns,
+) -> Option<(String, Effect)> {
     let titled = safe
         && words(summary.split_whitespace().next().unwrap_or(""))
             .first()
@@ -672,7 +676,7 @@ const OVERWRITES: &[&str] = &[
 
 /// What a verb says, finer than [`Effect`]: what the hint suggestion weighs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Only reads.
     Reads,
     /// Adds or changes state without destroying anything (`create`, `send`, `approve`).
@@ -682,7 +686,7 @@ pub enum Verdict {
 }
 
 /// A verb's [`Verdict`] and whether the word alone settles it.
-pub fn verdict(verb: &str, effect: Effect) -> (Verdict, bool) {
+pub(crate) fn verdict(verb: &str, effect: Effect) -> (Verdict, bool) {
     match effect {
         Effect::Reads => (Verdict::Reads, STRONG_READS.contains(&verb)),
         Effect::Destroys => (Verdict::Destroys, STRONG_DESTROYS.contains(&verb)),
@@ -695,7 +699,7 @@ pub fn verdict(verb: &str, effect: Effect) -> (Verdict, bool) {
 /// id (`actions/cancel-workflow-run`, `Users.DeleteUser`, `compute.instances.delete`), or after
 /// the last `_` before a capital (`QueryPacks_Delete`), when that part has a verb; else the
 /// whole id.
-pub fn action_part(id: &str) -> &str {
+pub(crate) fn action_part(id: &str) -> &str {
     let tail = |i: usize| &id[i + 1..];
     // A tail that is only an HTTP method word (`UpdateGroups_Post`) is the transport.
     let acts = |t: &str| {
@@ -723,7 +727,7 @@ pub fn action_part(id: &str) -> &str {
 /// The verb of an operationId (or a tool name) of an operation with `method`: read from its
 /// action part ([`action_part`]), a leading `post` on a POST skipped (`postQuery`,
 /// `post_orders_search`: the transport, not the action).
-pub fn operation_verb(
+pub(crate) fn operation_verb(
     subject: &str,
     method: crate::model::Method,
 ) -> Option<(String, Effect, Confidence)> {
@@ -731,7 +735,7 @@ pub fn operation_verb(
 }
 
 /// [`operation_verb`], the document's `nouns` not read as verbs (`watch_daemon_set_list`).
-pub fn operation_verb_in(
+pub(crate) fn operation_verb_in(
     subject: &str,
     method: crate::model::Method,
     nouns: &Nouns,
@@ -749,7 +753,7 @@ pub fn operation_verb_in(
 /// `/{index}/_search`, `/v1/{name}:batchGet`, `/actions/apply`, `/locks/force-unlock`); `None`
 /// when the path ends in a parameter or a noun. Query strings and fragments are ignored. A
 /// segment that starts with `force` overwrites.
-pub fn path_verb(path: &str) -> Option<(String, Effect)> {
+pub(crate) fn path_verb(path: &str) -> Option<(String, Effect)> {
     let path = path.split(['?', '#']).next().unwrap_or("");
     let last = path.trim_end_matches('/').rsplit('/').next()?;
     // `{name}:cancel`: the custom method after the colon (Google's AIP-136).
