@@ -527,7 +527,8 @@ fn rest_of_page(call: &Call<'_>, keep: usize, last_sent: Option<&Value>) -> Stri
         .and_then(|v| v.get("id"))
         .filter(|v| v.is_string() || v.is_number());
     if let (Some(after), Some(id)) = (after, id) {
-        args.insert(after, id.clone());
+        let id = id_argument(call, &after, id);
+        args.insert(after, id);
         return format!(
             "To get the rest, call again with {} (the other arguments as before).",
             shown_args(&args)
@@ -597,7 +598,8 @@ fn next_page(structured: &Value, call: &Call<'_>, last_sent: Option<&Value>) -> 
         && let Some(id) = last_sent.and_then(|v| v.get("id"))
     {
         let mut args = Map::new();
-        args.insert(after, id.clone());
+        let id = id_argument(call, &after, id);
+        args.insert(after, id);
         return Some(format!(
             "The next page: call again with {} (the other arguments as before).",
             shown_args(&args)
@@ -772,6 +774,15 @@ fn types(input: &Value, name: &str) -> Vec<String> {
 
 fn is_array(input: &Value, name: &str) -> bool {
     types(input, name).iter().any(|t| t == "array")
+}
+
+/// An item's `id` as the value of argument `name`, in the argument's type (an integer id for a
+/// string argument is written as a string).
+fn id_argument(call: &Call<'_>, name: &str, id: &Value) -> Value {
+    match id {
+        Value::String(s) => typed(call.input, name, s),
+        other => typed(call.input, name, &other.to_string()),
+    }
 }
 
 /// A query value as argument `name` takes it: a number or boolean where its type says so.
@@ -1266,6 +1277,28 @@ mod tests {
         let last = format!("it_{}", kept - 1);
         assert!(
             said.contains(&format!(r#"{{"limit":{kept},"starting_after":"{last}"}}"#)),
+            "{said}"
+        );
+        // Integer ids for a string argument are written as strings, so the call is valid.
+        let numbered: Vec<Value> = (0..100)
+            .map(|i| json!({"id": i, "title": "x".repeat(300)}))
+            .collect();
+        let numbered = Value::Array(numbered);
+        let t = tool(&["limit", "starting_after"]);
+        let r = fit(
+            result_of(json!({"items": numbered}), &numbered),
+            &t.call(20_000, Some("items")),
+        );
+        let kept = r.structured_content.as_ref().unwrap()["items"]
+            .as_array()
+            .unwrap()
+            .len();
+        let said = note(&r);
+        assert!(
+            said.contains(&format!(
+                r#"{{"limit":{kept},"starting_after":"{}"}}"#,
+                kept - 1
+            )),
             "{said}"
         );
         let mut t = tool(&["limit", "offset"]);

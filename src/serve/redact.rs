@@ -13,6 +13,9 @@ pub struct Secrets {
     /// Longest first, so a longer secret is masked before a shorter one inside it; the flag says
     /// the value is long enough to be masked wherever it appears, glued to letters or not.
     forms: Vec<(String, bool)>,
+    /// The values that read as JSON numbers, so that one echoed as a number (`123`, `123.0`,
+    /// `1.23e2`) is masked in a parsed answer too.
+    numbers: Vec<f64>,
 }
 
 /// Credentials shorter than this get a startup warning: a short value may also be ordinary text.
@@ -23,6 +26,7 @@ impl Secrets {
     /// The forms of these secret values.
     pub fn new<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Self {
         let mut forms: Vec<(String, bool)> = Vec::new();
+        let mut numbers = Vec::new();
         for v in values {
             let v = v.as_ref().trim();
             if v.is_empty() {
@@ -30,6 +34,11 @@ impl Secrets {
             }
             let anywhere = v.chars().count() >= SHORT_SECRET;
             forms.extend(echoed_forms(v).into_iter().map(|f| (f, anywhere)));
+            if let Ok(Value::Number(n)) = serde_json::from_str::<Value>(v)
+                && let Some(f) = n.as_f64()
+            {
+                numbers.push(f);
+            }
         }
         forms.sort_by(|a, b| {
             b.0.len()
@@ -38,7 +47,7 @@ impl Secrets {
                 .then_with(|| b.1.cmp(&a.1))
         });
         forms.dedup_by(|a, b| a.0 == b.0);
-        Secrets { forms }
+        Secrets { forms, numbers }
     }
 
     /// Whether there is nothing to mask.
@@ -120,6 +129,15 @@ impl Secrets {
                     *s = r;
                 }
             }
+            // A number that is a secret, or whose digits hold one, becomes the masked text.
+            Value::Number(n) => {
+                let f = n.as_f64();
+                if f.is_some_and(|f| self.numbers.contains(&f)) {
+                    *value = Value::String("***".into());
+                } else if let std::borrow::Cow::Owned(r) = self.redact(&n.to_string()) {
+                    *value = Value::String(r);
+                }
+            }
             Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
             Value::Object(map) => {
                 let needs = map
@@ -139,8 +157,9 @@ impl Secrets {
 }
 
 /// The forms `value` takes when it is sent, or echoed back by a server that re-encodes it:
-/// percent-encoding in upper or lower case hex, `+` for a space, and JSON escapes (`\/`,
-/// `\u0026`-style escapes of HTML characters and of anything not ASCII, in either case).
+/// percent-encoding in upper or lower case hex, `+` for a space, base64 (standard or URL-safe,
+/// padded or not), a doubled quote (CSV, SQL), and JSON escapes (`\/`, `\u0026`-style escapes of
+/// HTML characters and of anything not ASCII, in either case).
 fn echoed_forms(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sent in super::request::sent_forms(value) {
@@ -150,6 +169,21 @@ fn echoed_forms(value: &str) -> Vec<String> {
                 out.push(f.replace("%20", "+"));
             }
             out.push(f);
+        }
+    }
+    // Base64 of the value (standard and URL-safe, with and without padding), as an API echoes
+    // an encoded field; CSV and SQL quoting, which double a `"` or `'`.
+    for engine in [
+        &base64::engine::general_purpose::STANDARD,
+        &base64::engine::general_purpose::URL_SAFE,
+    ] {
+        let encoded = base64::Engine::encode(engine, value);
+        out.push(encoded.trim_end_matches('=').to_string());
+        out.push(encoded);
+    }
+    for quote in ["\"", "'"] {
+        if value.contains(quote) {
+            out.push(value.replace(quote, &quote.repeat(2)));
         }
     }
     for slash in [false, true] {
@@ -361,27 +395,49 @@ fn escape_at(text: &str) -> Option<(char, usize)> {
             .then_some((char::from(byte), 3));
     }
     if let Some(rest) = text.strip_prefix('&') {
-        let end = rest.bytes().take(12).position(|b| b == b';')?;
-        let name = &rest[..end];
-        let c = match name {
-            "amp" => '&',
-            "lt" => '<',
-            "gt" => '>',
-            "quot" => '"',
-            "apos" => '\'',
-            _ => {
-                let number = name.strip_prefix('#')?;
-                let code = match number.strip_prefix(['x', 'X']) {
-                    Some(hex) if hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                        u32::from_str_radix(hex, 16).ok()?
+        // As HTML reads them: a numeric reference ends at its last digit, `;` or not; of the
+        // named ones, those HTML also reads without `;` (`&amp`, `&lt`, `&gt`, `&quot`).
+        if let Some(number) = rest.strip_prefix('#') {
+            let (hex, digits) = match number.strip_prefix(['x', 'X']) {
+                Some(h) => (true, h),
+                None => (false, number),
+            };
+            let n = digits
+                .bytes()
+                .take(8)
+                .take_while(|b| {
+                    if hex {
+                        b.is_ascii_hexdigit()
+                    } else {
+                        b.is_ascii_digit()
                     }
-                    None if number.bytes().all(|b| b.is_ascii_digit()) => number.parse().ok()?,
-                    _ => return None,
-                };
-                char::from_u32(code)?
+                })
+                .count();
+            if n == 0 {
+                return None;
             }
-        };
-        return Some((c, end + 2));
+            let code = u32::from_str_radix(&digits[..n], if hex { 16 } else { 10 }).ok()?;
+            let used = 1 + (number.len() - digits.len()) + n;
+            let semicolon = usize::from(rest[used..].starts_with(';'));
+            return Some((char::from_u32(code)?, 1 + used + semicolon));
+        }
+        for (name, c, bare) in [
+            ("amp", '&', true),
+            ("lt", '<', true),
+            ("gt", '>', true),
+            ("quot", '"', true),
+            ("apos", '\'', false),
+        ] {
+            if let Some(after) = rest.strip_prefix(name) {
+                if after.starts_with(';') {
+                    return Some((c, name.len() + 2));
+                }
+                if bare {
+                    return Some((c, name.len() + 1));
+                }
+            }
+        }
+        return None;
     }
     let rest = text.strip_prefix('\\')?;
     let c = match rest.as_bytes().first()? {
@@ -531,6 +587,37 @@ mod tests {
         assert_eq!(
             s.redact("a &amp; b %41 &#9999999999; %zz &"),
             "a &amp; b %41 &#9999999999; %zz &"
+        );
+    }
+
+    #[test]
+    fn base64_doubled_quotes_and_references_without_semicolons_are_masked() {
+        let key = r#"Zk9/Qw+Rt&y=U<p>"s'x~Vb mKEY"#;
+        let s = Secrets::new([key]);
+        let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, key);
+        let url = base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, key);
+        assert_eq!(s.redact(&format!("{{\"b\":\"{b64}\"}}")), r#"{"b":"***"}"#);
+        assert_eq!(s.redact(&format!("u={url}.")), "u=***.");
+        let csv = format!("1,\"{}\"", key.replace('"', "\"\""));
+        assert_eq!(s.redact(&csv), "1,\"***\"");
+        let sql = format!("'{}'", key.replace('\'', "''"));
+        assert_eq!(s.redact(&sql), "'***'");
+        let refs = "Zk9&#x2fQw&#x2bRt&#x26y=U&lt;p&gt&quot;s&#39x~Vb mKEY";
+        assert_eq!(s.redact(refs), "***");
+        // Not a reference: left as it is.
+        assert_eq!(s.redact("&#; &#x; &ampere"), "&#; &#x; &ampere");
+    }
+
+    #[test]
+    fn a_secret_echoed_as_a_json_number_is_masked() {
+        let s = Secrets::new(["839201746512907", "7001"]);
+        let mut v = json!({"n": 839201746512907_u64, "f": 839201746512907.0, "e": 8.39201746512907e14,
+            "in": 98392017465129071_u64, "short": 7001, "other": 70011, "x": 1});
+        s.redact_value(&mut v);
+        assert_eq!(
+            v,
+            json!({"n": "***", "f": "***", "e": "***", "in": "9***1", "short": "***",
+                   "other": 70011, "x": 1})
         );
     }
 
