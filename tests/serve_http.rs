@@ -685,31 +685,76 @@ fn a_stalled_body_times_out_and_idle_connections_cannot_lock_out_a_token_holder(
     );
     drop(idle);
 
-    // A body that never comes holds the only place for at most the body timeout.
-    let mut stalled = TcpStream::connect(&served.addr).unwrap();
-    stalled
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stalled,
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {bearer}\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Length: 200\r\n\r\n{{",
-        served.addr
-    )
-    .unwrap();
+    // Bodies that never come hold no place (bodies are read before a request takes one), so
+    // the only place is free for the token holder; each stalled one gets 408 at the timeout.
+    let stalled: Vec<TcpStream> = (0..70)
+        .map(|_| {
+            let mut s = TcpStream::connect(&served.addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            write!(
+                s,
+                "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {bearer}\r\n\
+                 Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+                 Content-Length: 200\r\n\r\n{{",
+                served.addr
+            )
+            .unwrap();
+            s
+        })
+        .collect();
     std::thread::sleep(Duration::from_millis(300));
     let started = Instant::now();
     let r = served.rpc(&list, &[("Authorization", &bearer)]);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(
-        started.elapsed() < Duration::from_secs(15),
+        started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
     );
-    let mut answer = String::new();
-    let _ = stalled.read_to_string(&mut answer);
-    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    for mut s in stalled {
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    }
+}
+
+/// Bodies held (received, waiting or answered) count against `--max-requests` × `--max-body`
+/// as they arrive: past it a request gets 503 at once, and the bytes come back when a body goes.
+#[test]
+fn request_bodies_held_are_bounded_as_they_arrive() {
+    let api = Upstream::start();
+    let served = Served::start(
+        API,
+        &[
+            "--base-url",
+            &api.base(),
+            "--max-requests",
+            "1",
+            "--max-body",
+            "1024",
+        ],
+        &[],
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let mut stalled = TcpStream::connect(&served.addr).unwrap();
+    write!(
+        stalled,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1024\r\n\r\n{}",
+        served.addr,
+        " ".repeat(1000)
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let r = served.rpc(&list, &[]);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(r.body.contains("--max-requests × --max-body"), "{}", r.body);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    drop(stalled);
+    std::thread::sleep(Duration::from_millis(300));
+    let r = served.rpc(&list, &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //! behind this module's checks) and `GET /healthz`, on hyper, until SIGTERM or Ctrl-C.
 //!
 //! Every `/mcp` request passes, in order: the `Host` check (DNS rebinding), the `Origin` check,
-//! the bearer token (when `OPENAPI_MCP_HTTP_TOKEN` is set), then waits for one of the
-//! `max_requests` permits, and its body is read up to `max_body` bytes. `tools/list` is answered
+//! the bearer token (when `OPENAPI_MCP_HTTP_TOKEN` is set); then its body is read (up to
+//! `max_body` bytes, within [`BODY_TIMEOUT`], all bodies held at most `max_requests` ×
+//! `max_body` bytes), and only then it waits for one of the `max_requests` places, so a body
+//! that stalls holds none. `tools/list` is answered
 //! here from the rendered list; every other message goes to rmcp with the same handler as stdio.
 //! No request header reaches the upstream API: the handler never reads them.
 
@@ -13,7 +15,7 @@ use super::transport::{
 };
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -23,7 +25,7 @@ use serde_json::value::RawValue;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use subtle::ConstantTimeEq;
@@ -39,7 +41,8 @@ pub const DEFAULT_MAX_REQUESTS: usize = 64;
 pub const MAX_CONNECTIONS: usize = 1024;
 /// Time a client has to send a request's headers.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
-/// Time a client has to send a request's body once it holds one of the `max_requests` places.
+/// Time a client has to send a request's body. Bodies are read before the request takes one of
+/// the `max_requests` places, so a body that stalls holds no place.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -198,6 +201,38 @@ struct App {
     listing: Arc<Listing>,
     mcp: StreamableHttpService<Server, NeverSessionManager>,
     permits: Arc<Semaphore>,
+    /// Bytes of request bodies held now (being received, waiting for a place, or being
+    /// answered), at most `max_requests` × `max_body`: counted as they arrive, so a body that
+    /// stalls costs only what it sent.
+    received: AtomicUsize,
+}
+
+/// A request body's bytes counted in [`App::received`] until it is dropped.
+struct Charge<'a> {
+    received: &'a AtomicUsize,
+    bytes: usize,
+}
+
+impl Charge<'_> {
+    /// Count `n` more bytes, unless that would pass `limit`.
+    fn add(&mut self, n: usize, limit: usize) -> bool {
+        let added = self
+            .received
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                held.checked_add(n).filter(|&total| total <= limit)
+            })
+            .is_ok();
+        if added {
+            self.bytes += n;
+        }
+        added
+    }
+}
+
+impl Drop for Charge<'_> {
+    fn drop(&mut self) {
+        self.received.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
 }
 
 impl App {
@@ -285,12 +320,32 @@ impl App {
             return r;
         }
         proven.store(true, Ordering::Relaxed);
+        // A POST's body is read first, holding no place; then the request waits for one.
+        let mut charge = Charge {
+            received: &self.received,
+            bytes: 0,
+        };
+        let (parts, body) = request.into_parts();
+        // `Ok`: a POST's body, read; `Err`: another method's body, left to rmcp.
+        let read = if parts.method == Method::POST {
+            match self.read_body(&parts.headers, body, &mut charge).await {
+                Ok(bytes) => Ok(bytes),
+                Err(refused) => return refused,
+            }
+        } else {
+            Err(body)
+        };
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             return text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
         };
+        let answer = match read {
+            Ok(bytes) => self.answer(parts, bytes).await,
+            Err(body) => self.mcp.handle(Request::from_parts(parts, body)).await,
+        };
+        drop(charge);
         // The place is held until hyper has written (or dropped) the answer's body, so slow
         // readers cannot pile up answers beyond `max_requests`.
-        self.answer(request).await.map(|body| {
+        answer.map(|body| {
             Held {
                 body,
                 rest: Bytes::new(),
@@ -300,46 +355,79 @@ impl App {
         })
     }
 
-    /// A request that holds one of the `max_requests` places.
-    async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
-        let headers = request.headers();
-        if request.method() != Method::POST {
-            return self.mcp.handle(request).await;
-        }
+    /// A POST's body, read within [`BODY_TIMEOUT`] and `max_body` bytes, its bytes counted in
+    /// `charge` as they arrive; or the answer refusing it.
+    async fn read_body(
+        &self,
+        headers: &HeaderMap,
+        mut body: Incoming,
+        charge: &mut Charge<'_>,
+    ) -> Result<Bytes, Response<Body>> {
         let declared = headers
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
         if declared.is_some_and(|n| n > self.listen.max_body as u64) {
-            return self.too_large();
+            return Err(self.too_large());
         }
-        let (parts, body) = request.into_parts();
-        let read = Limited::new(body, self.listen.max_body).collect();
-        let Ok(read) = tokio::time::timeout(BODY_TIMEOUT, read).await else {
-            if self.listen.verbose {
-                eprintln!(
-                    "openapi-mcp: refused: a request body was not sent within {} s",
-                    BODY_TIMEOUT.as_secs()
-                );
-            }
-            return text(
-                StatusCode::REQUEST_TIMEOUT,
-                &format!(
-                    "Request Timeout: the body must arrive within {} s",
-                    BODY_TIMEOUT.as_secs()
-                ),
-            );
-        };
-        let bytes = match read {
-            Ok(b) => b.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => return self.too_large(),
-            Err(_) => {
-                return text(
+        let limit = self
+            .listen
+            .max_requests
+            .saturating_mul(self.listen.max_body);
+        let deadline = tokio::time::Instant::now() + BODY_TIMEOUT;
+        let mut bytes = Vec::new();
+        loop {
+            let Ok(frame) = tokio::time::timeout_at(deadline, body.frame()).await else {
+                if self.listen.verbose {
+                    eprintln!(
+                        "openapi-mcp: refused: a request body was not sent within {} s",
+                        BODY_TIMEOUT.as_secs()
+                    );
+                }
+                return Err(text(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &format!(
+                        "Request Timeout: the body must arrive within {} s",
+                        BODY_TIMEOUT.as_secs()
+                    ),
+                ));
+            };
+            let Some(frame) = frame else {
+                return Ok(Bytes::from(bytes));
+            };
+            let Ok(frame) = frame else {
+                return Err(text(
                     StatusCode::BAD_REQUEST,
                     "Bad Request: the body could not be read",
-                );
+                ));
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if bytes.len() + data.len() > self.listen.max_body {
+                return Err(self.too_large());
             }
-        };
+            if !charge.add(data.len(), limit) {
+                if self.listen.verbose {
+                    eprintln!("openapi-mcp: refused: request bodies held would pass {limit} bytes");
+                }
+                let mut r = text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!(
+                        "Service Unavailable: the request bodies being handled would pass \
+                         {limit} bytes (--max-requests × --max-body); try again shortly"
+                    ),
+                );
+                r.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return Err(r);
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+
+    /// A POST whose body has been read, holding one of the `max_requests` places.
+    async fn answer(&self, parts: http::request::Parts, bytes: Bytes) -> Response<Body> {
         if let Some(answer) = self.answer_here(&parts.headers, &bytes) {
             return answer;
         }
@@ -611,6 +699,7 @@ pub async fn serve(
     let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
     let app = Arc::new(App {
         permits: Arc::new(Semaphore::new(listen.max_requests)),
+        received: AtomicUsize::new(0),
         listen,
         listing,
         mcp,
