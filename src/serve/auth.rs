@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 /// Where an API key travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     Header,
     Query,
     Cookie,
@@ -27,7 +27,7 @@ pub enum Place {
 
 /// One credential ready to be put into a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Credential {
+pub(crate) struct Credential {
     pub place: Place,
     pub name: String,
     /// The secret value as sent (for a header, the whole header value).
@@ -47,7 +47,7 @@ enum Found {
 
 /// How to authenticate, per scheme name; built once at startup.
 #[derive(Debug, Default)]
-pub struct Auth {
+pub(crate) struct Auth {
     /// Scheme name -> credential, for the schemes whose variables are set.
     found: Vec<(String, Found)>,
     /// The oauth2 client credentials found, one per scheme using them.
@@ -62,24 +62,24 @@ pub struct Auth {
 
 /// The credentials one operation sends: fixed values, and tokens to fetch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     pub fixed: Vec<Credential>,
     pub oauth: Vec<Need>,
 }
 
 /// One alternative of a security requirement: each scheme's name with the scopes it needs.
-pub type Alternative = crate::model::Requirement;
+pub(crate) type Alternative = crate::model::Requirement;
 
 /// The document's security schemes, as the conversion carries them
 /// ([`crate::Conversion::security_schemes`]); each tool carries its own requirement
 /// ([`crate::tool::Call::security`]).
-pub struct Security<'a> {
+pub(crate) struct Security<'a> {
     pub schemes: Option<&'a Map<String, Value>>,
 }
 
 impl<'a> Security<'a> {
     /// The schemes of `components.securitySchemes`.
-    pub fn new(schemes: &'a Map<String, Value>) -> Self {
+    pub(crate) fn new(schemes: &'a Map<String, Value>) -> Self {
         Security {
             schemes: Some(schemes),
         }
@@ -87,7 +87,7 @@ impl<'a> Security<'a> {
 }
 
 /// The per-scheme variable name for `scheme`.
-pub fn variable(scheme: &str) -> String {
+pub(crate) fn variable(scheme: &str) -> String {
     let upper: String = scheme
         .chars()
         .map(|c| {
@@ -103,7 +103,7 @@ pub fn variable(scheme: &str) -> String {
 
 impl Auth {
     /// Find credentials for every declared scheme, reading variables through `env`.
-    pub fn from_env(security: &Security<'_>, env: &dyn Fn(&str) -> Option<String>) -> Self {
+    pub(crate) fn from_env(security: &Security<'_>, env: &dyn Fn(&str) -> Option<String>) -> Self {
         let get = |name: &str| env(name).filter(|v| !v.is_empty());
         let mut auth = Auth::default();
         let Some(schemes) = security.schemes else {
@@ -305,7 +305,7 @@ impl Auth {
     /// The credentials to send for an operation with this requirement: the first alternative
     /// whose schemes all have credentials (an empty alternative, "no auth", only when no other
     /// one can be satisfied); nothing when none can.
-    pub fn for_requirement(&self, requirement: &[Alternative]) -> Resolved {
+    pub(crate) fn for_requirement(&self, requirement: &[Alternative]) -> Resolved {
         let creds = |alt: &Alternative| -> Option<Resolved> {
             let mut out = Resolved::default();
             for (scheme, scopes) in alt {
@@ -325,7 +325,7 @@ impl Auth {
     }
 
     /// Every secret value found, for redaction.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         let fixed = self.found.iter().flat_map(|(_, f)| match f {
             Found::Fixed(c) => c.as_slice(),
             Found::OAuth(_) => &[],
@@ -344,7 +344,7 @@ fn client_credentials_flow(scheme: &Value) -> bool {
 }
 
 /// `Authorization: Bearer token`.
-pub fn bearer(token: &str) -> Credential {
+pub(crate) fn bearer(token: &str) -> Credential {
     authorization(format!("Bearer {token}"), vec![token.to_string()])
 }
 
@@ -361,7 +361,7 @@ fn authorization(value: String, raw: Vec<String>) -> Credential {
 /// credential of the same name; a credential wins over an argument, and so does a cookie named
 /// in a `--header 'Cookie: ...'`. An argument cookie named like a credential cookie is an error
 /// (the message says so): nothing may be sent.
-pub fn apply(
+pub(crate) fn apply(
     request: &mut Prepared,
     creds: &[Credential],
     fixed_headers: &[(String, String)],
@@ -396,7 +396,7 @@ pub fn apply(
 /// Whether a `--header` of this name carries a credential: `Authorization`,
 /// `Proxy-Authorization`, `Cookie`, a name containing `key`, `token`, `secret`, `auth`, `session`
 /// or `password`, or one named with `--secret-header`.
-pub fn is_secret_header(name: &str, marked: &[String]) -> bool {
+pub(crate) fn is_secret_header(name: &str, marked: &[String]) -> bool {
     let lower = name.to_ascii_lowercase();
     matches!(
         lower.as_str(),
@@ -409,7 +409,7 @@ pub fn is_secret_header(name: &str, marked: &[String]) -> bool {
 
 /// The secret material of a `--header` value: the whole value, the part after an
 /// authentication scheme word (`Bearer abc` -> `abc`), and for `Cookie` each cookie's value.
-pub fn header_secrets(name: &str, value: &str) -> Vec<String> {
+pub(crate) fn header_secrets(name: &str, value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
     if name.eq_ignore_ascii_case("cookie") {
         out.extend(
@@ -426,7 +426,7 @@ pub fn header_secrets(name: &str, value: &str) -> Vec<String> {
 /// The user information of a URL (`user:password@`), as written and percent-decoded, with the
 /// Basic form of each (the HTTP client encodes it as written) and the password alone; empty when
 /// the URL has none.
-pub fn userinfo_secrets(url: &str) -> Vec<String> {
+pub(crate) fn userinfo_secrets(url: &str) -> Vec<String> {
     let Some((_, rest)) = url.split_once("://") else {
         return Vec::new();
     };
@@ -449,7 +449,7 @@ pub fn userinfo_secrets(url: &str) -> Vec<String> {
 
 /// `url` with the password of its user information (`user:password@`) shown as `***`, for
 /// what the model and the log see; the URL itself when it has none.
-pub fn hide_password(url: &str) -> String {
+pub(crate) fn hide_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };

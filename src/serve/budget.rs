@@ -134,7 +134,7 @@ const PAGING_OBJECTS: &[&str] = &[
 
 /// What [`fit`] knows about the tool and the call.
 #[derive(Clone, Copy)]
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     /// The budget in bytes of serialized result.
     pub budget: usize,
     /// The tool's `output.wrapped` key.
@@ -160,7 +160,7 @@ pub struct Call<'a> {
 /// gains a text block first saying what was cut and how to get the rest. A result that cannot
 /// be cut is replaced by a text saying its size and that it was not sent. Errors are left to
 /// their own bound.
-pub fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
+pub(crate) fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
     if result.is_error == Some(true) {
         return result;
     }
@@ -213,7 +213,7 @@ pub fn fit(mut result: CallToolResult, call: &Call<'_>) -> CallToolResult {
 
 /// `result` with only the copies `copies` asks for: `Text` drops `structuredContent`,
 /// `Structured` drops the text copy (kept when there is no structured content).
-pub fn copies(mut result: CallToolResult, copies: Copies) -> CallToolResult {
+pub(crate) fn copies(mut result: CallToolResult, copies: Copies) -> CallToolResult {
     if result.structured_content.is_none() {
         return result;
     }
@@ -226,7 +226,7 @@ pub fn copies(mut result: CallToolResult, copies: Copies) -> CallToolResult {
 }
 
 /// Size of `result` serialized as the JSON-RPC `result`, counted without a copy.
-pub fn bytes(result: &CallToolResult) -> usize {
+pub(crate) fn bytes(result: &CallToolResult) -> usize {
     let mut count = Count(0);
     match serde_json::to_writer(&mut count, result) {
         Ok(()) => count.0,
@@ -350,7 +350,7 @@ fn most(max: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
 
 /// The member of a cut structured value that carries the note too: Claude Code shows the model
 /// only `structuredContent` when it is present.
-pub const NOTE_KEY: &str = "_budget_note";
+pub(crate) const NOTE_KEY: &str = "_budget_note";
 
 /// The result for cut `c` of `structured`, its structured content kept even for `Copies::Text`
 /// (to be validated; [`sent`] drops it); `note_in`: the note is also the structured value's

@@ -12,12 +12,12 @@ use std::fmt;
 /// Most JSON values (each scalar, array and object; object keys not counted) an answer may
 /// hold to be shaped as structured content: a tree of at most about 80 MB. A 10 MB answer of
 /// objects of about 100 bytes with a few members each (some 500,000 values) stays under it.
-pub const MAX_VALUES: usize = 1_000_000;
+pub(crate) const MAX_VALUES: usize = 1_000_000;
 
 /// The number of JSON values in `text` when it is more than `cap` (counting stops there, so
 /// the count is `cap + 1`); `None` when it is at most `cap` or `text` is not JSON read so far.
 /// Nothing is allocated per value.
-pub fn over(text: &str, cap: usize) -> Option<usize> {
+pub(crate) fn over(text: &str, cap: usize) -> Option<usize> {
     let mut n = 0usize;
     let mut de = serde_json::Deserializer::from_str(text);
     match (Counter { n: &mut n, cap }).deserialize(&mut de) {

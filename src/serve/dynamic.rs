@@ -17,10 +17,10 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
-pub const SEARCH: &str = "search_operations";
-pub const DESCRIBE: &str = "describe_operation";
-pub const CALL_READ: &str = "call_read_operation";
-pub const CALL: &str = "call_operation";
+pub(crate) const SEARCH: &str = "search_operations";
+pub(crate) const DESCRIBE: &str = "describe_operation";
+pub(crate) const CALL_READ: &str = "call_read_operation";
+pub(crate) const CALL: &str = "call_operation";
 
 /// Default and largest number of hits `search_operations` returns.
 const DEFAULT_LIMIT: usize = 10;
@@ -29,7 +29,7 @@ const MAX_LIMIT: usize = 50;
 const MAX_TITLE: usize = 80;
 
 /// The four tools and the search index over the exposed operations.
-pub struct Dynamic {
+pub(crate) struct Dynamic {
     /// What `tools/list` answers.
     pub tools: Vec<rmcp::model::Tool>,
     index: Index,
@@ -38,7 +38,7 @@ pub struct Dynamic {
 impl Dynamic {
     /// The four tools for the operations `tools` (already filtered, hints applied), of the API
     /// called `title`.
-    pub fn new(title: &str, tools: &[Tool]) -> crate::Result<Dynamic> {
+    pub(crate) fn new(title: &str, tools: &[Tool]) -> crate::Result<Dynamic> {
         let listed = definitions(title, tools)
             .into_iter()
             .map(serde_json::from_value)
@@ -53,7 +53,7 @@ impl Dynamic {
 
 /// Whether `tool` may run through `call_read_operation`: its final `readOnlyHint` is true and
 /// that is certain (a safe method, or reviewed by a human), never an unreviewed guess.
-pub fn certainly_read_only(tool: &Tool) -> bool {
+pub(crate) fn certainly_read_only(tool: &Tool) -> bool {
     let safe = matches!(
         tool.call.method,
         Method::Get | Method::Head | Method::Options
@@ -158,7 +158,7 @@ fn definitions(title: &str, tools: &[Tool]) -> Vec<Value> {
 
 /// Answer a `tools/call` in dynamic mode: an unknown tool is a protocol error, as for the
 /// per-operation tools; the rest runs on a blocking thread.
-pub async fn call_tool(
+pub(crate) async fn call_tool(
     state: Arc<State>,
     request: CallToolRequestParams,
     id: &rmcp::model::RequestId,
@@ -188,7 +188,7 @@ pub async fn call_tool(
 }
 
 /// Run one of the four tools (blocking: a call sends a request).
-pub fn call(
+pub(crate) fn call(
     state: &State,
     dynamic: &Dynamic,
     tool: &str,

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use ureq::http;
 
 /// Largest response body read (bigger ones are a tool error).
-pub const MAX_BODY: u64 = 10 * 1024 * 1024;
+pub(crate) const MAX_BODY: u64 = 10 * 1024 * 1024;
 
 /// The client shared by all calls.
-pub struct Client {
+pub(crate) struct Client {
     agent: ureq::Agent,
     timeout: Duration,
     verbose: bool,
@@ -21,7 +21,7 @@ pub struct Client {
 
 /// A response, read completely (an event stream: as far as it was read).
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
@@ -33,7 +33,7 @@ pub struct Reply {
 
 impl Reply {
     /// `404 Not Found`.
-    pub fn status_line(&self) -> String {
+    pub(crate) fn status_line(&self) -> String {
         let reason = http::StatusCode::from_u16(self.status)
             .ok()
             .and_then(|s| s.canonical_reason())
@@ -43,7 +43,7 @@ impl Reply {
 }
 
 impl Client {
-    pub fn new(timeout: Duration, verbose: bool) -> Self {
+    pub(crate) fn new(timeout: Duration, verbose: bool) -> Self {
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .http_status_as_error(false)
@@ -66,13 +66,13 @@ impl Client {
     }
 
     /// Stop reading an event stream after `bytes` bytes (at most [`MAX_BODY`]).
-    pub fn stream_bytes(mut self, bytes: usize) -> Self {
+    pub(crate) fn stream_bytes(mut self, bytes: usize) -> Self {
         self.stream_bytes = bytes.min(MAX_BODY as usize);
         self
     }
 
     /// Send `request`; a network failure or timeout is an `Err` with a message free of secrets.
-    pub fn send(&self, request: &Prepared, secrets: &Secrets) -> Result<Reply, String> {
+    pub(crate) fn send(&self, request: &Prepared, secrets: &Secrets) -> Result<Reply, String> {
         let started = Instant::now();
         let result = self.exchange(request);
         if self.verbose {
@@ -198,7 +198,7 @@ impl Client {
 }
 
 /// Whether `content_type` is `text/event-stream` (any parameters, any case).
-pub fn is_event_stream(content_type: &str) -> bool {
+pub(crate) fn is_event_stream(content_type: &str) -> bool {
     content_type
         .split(';')
         .next()

@@ -9,20 +9,20 @@
 //! them to rmcp's `ServerHandler`, [`transport`] carries the JSON-RPC lines over stdio and
 //! [`streamable`] serves the same handler over HTTP.
 
-pub mod auth;
+pub(crate) mod auth;
 pub mod budget;
-pub mod count;
-pub mod dynamic;
-pub mod http;
-pub mod oauth;
-pub mod redact;
-pub mod request;
-pub mod response;
-pub mod server;
-pub mod stream;
+pub(crate) mod count;
+pub(crate) mod dynamic;
+pub(crate) mod http;
+pub(crate) mod oauth;
+pub(crate) mod redact;
+pub(crate) mod request;
+pub(crate) mod response;
+pub(crate) mod server;
+pub(crate) mod stream;
 pub mod streamable;
-pub mod transport;
-pub mod validate;
+pub(crate) mod transport;
+pub(crate) mod validate;
 
 use crate::error::{Error, Result};
 use rmcp::ServiceExt;
@@ -231,7 +231,7 @@ fn protections(listen: &streamable::Listen) -> Vec<String> {
 
 /// Check the HTTP listener's settings: the address, the allowed hosts and origins, the token.
 /// A non-loopback address without a token is refused unless `--allow-unauthenticated`.
-pub fn listen_settings(
+pub(crate) fn listen_settings(
     args: &ServeOptions,
     addr: &str,
     env: &dyn Fn(&str) -> Option<String>,
@@ -333,7 +333,10 @@ pub fn listen_settings(
 
 /// Load the spec, convert it, and resolve base URLs, headers and credentials. `env` reads
 /// environment variables.
-pub fn prepare(args: &ServeOptions, env: &dyn Fn(&str) -> Option<String>) -> Result<server::State> {
+pub(crate) fn prepare(
+    args: &ServeOptions,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<server::State> {
     if args.spec.as_os_str() == "-" {
         return Err(Error::Usage(
             "SPEC must be a file, not `-` (over stdio, standard input carries the protocol)".into(),

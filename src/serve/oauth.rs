@@ -24,11 +24,11 @@ const FORM: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// Longest wait before a token's expiry at which it is fetched again.
-pub const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+pub(crate) const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
 /// How the client proves who it is to the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientAuth {
+pub(crate) enum ClientAuth {
     /// `Authorization: Basic base64(id:secret)`.
     Basic,
     /// `client_id` and `client_secret` in the form body.
@@ -37,7 +37,7 @@ pub enum ClientAuth {
 
 /// One scheme's client credentials and where to use them.
 #[derive(Debug, Clone)]
-pub struct ClientConfig {
+pub(crate) struct ClientConfig {
     /// The security scheme's name (for messages).
     pub scheme: String,
     pub token_url: String,
@@ -48,7 +48,7 @@ pub struct ClientConfig {
 
 impl ClientConfig {
     /// The values to mask: the secret, and the Basic header value carrying it.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         vec![
             self.client_secret.clone(),
             self.basic(),
@@ -126,13 +126,13 @@ fn form(value: &str) -> String {
 /// A token one operation needs: the client (an index into [`Tokens`]' clients) and the scopes
 /// its security requirement names, sorted, without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Need {
+pub(crate) struct Need {
     pub client: usize,
     pub scopes: Vec<String>,
 }
 
 impl Need {
-    pub fn new(client: usize, scopes: &[String]) -> Self {
+    pub(crate) fn new(client: usize, scopes: &[String]) -> Self {
         let mut scopes = scopes.to_vec();
         scopes.sort();
         scopes.dedup();
@@ -153,21 +153,17 @@ type Slot = Arc<Mutex<Option<Cached>>>;
 
 /// The token cache: one slot per token URL, client id and scope set, each locked while its token
 /// is fetched so that calls needing it at the same time make one request.
-pub struct Tokens {
+pub(crate) struct Tokens {
     clients: Vec<ClientConfig>,
     slots: Mutex<HashMap<Key, Slot>>,
 }
 
 impl Tokens {
-    pub fn new(clients: Vec<ClientConfig>) -> Self {
+    pub(crate) fn new(clients: Vec<ClientConfig>) -> Self {
         Tokens {
             clients,
             slots: Mutex::new(HashMap::new()),
         }
-    }
-
-    pub fn clients(&self) -> &[ClientConfig] {
-        &self.clients
     }
 
     fn slot(&self, need: &Need) -> Slot {
@@ -183,7 +179,7 @@ impl Tokens {
 
     /// The token for `need`: the cached one while it is fresh, else a new one from the token
     /// endpoint. `Err` says what failed, without secrets.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         need: &Need,
         http: &Client,
@@ -208,7 +204,7 @@ impl Tokens {
 
     /// Fetch a new token in place of `used` (the API refused it), unless another call has
     /// replaced it already. It stays cached (and masked) until the new one takes its place.
-    pub fn refused(&self, need: &Need, used: &str) {
+    pub(crate) fn refused(&self, need: &Need, used: &str) {
         let slot = self.slot(need);
         let mut cached = slot.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = cached.as_mut()

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 /// case or with `+` for space, JSON-escaped as common encoders write it), to be replaced by `***`
 /// in whatever goes back to the client or to the log.
 #[derive(Debug, Clone, Default)]
-pub struct Secrets {
+pub(crate) struct Secrets {
     /// Longest first, so a longer secret is masked before a shorter one inside it; the flag says
     /// the value is long enough to be masked wherever it appears, glued to letters or not.
     forms: Vec<(String, bool)>,
@@ -20,11 +20,11 @@ pub struct Secrets {
 
 /// Credentials shorter than this get a startup warning: a short value may also be ordinary text.
 /// Values this long or longer are masked anywhere; shorter ones only as whole tokens.
-pub const SHORT_SECRET: usize = 8;
+pub(crate) const SHORT_SECRET: usize = 8;
 
 impl Secrets {
     /// The forms of these secret values.
-    pub fn new<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Self {
+    pub(crate) fn new<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Self {
         let mut forms: Vec<(String, bool)> = Vec::new();
         let mut numbers = Vec::new();
         for v in values {
@@ -51,7 +51,7 @@ impl Secrets {
     }
 
     /// Whether there is nothing to mask.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.forms.is_empty()
     }
 
@@ -67,7 +67,7 @@ impl Secrets {
     /// to [`UNESCAPE_LEVELS`] times, for JSON inside a JSON string or a value percent-encoded
     /// twice), so a secret written with escaped characters of any kind is found; the span of the
     /// original text it covers, escapes included, becomes `***`.
-    pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+    pub(crate) fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         // Every match is found in the text as given, before anything is masked: masking a short
         // secret first could break an encoded longer one that the decoded views would find.
         let mut spans: Vec<(usize, usize)> = Vec::new();
@@ -119,7 +119,7 @@ impl Secrets {
     }
 
     /// Redact every string and object key in `value`, in place.
-    pub fn redact_value(&self, value: &mut Value) {
+    pub(crate) fn redact_value(&self, value: &mut Value) {
         if self.is_empty() {
             return;
         }
@@ -243,7 +243,7 @@ fn lower_hex_escapes(text: &str, mark: char) -> String {
 /// latest [`SharedSecrets::KEPT`] tokens it has dropped, as one [`Secrets`] that each call takes a
 /// snapshot of.
 #[derive(Debug, Default)]
-pub struct SharedSecrets {
+pub(crate) struct SharedSecrets {
     base: Vec<String>,
     tokens: Mutex<Tokens>,
     current: RwLock<Arc<Secrets>>,
@@ -258,9 +258,9 @@ struct Tokens {
 
 impl SharedSecrets {
     /// Tokens kept masked after the cache has dropped them, newest first.
-    pub const KEPT: usize = 64;
+    pub(crate) const KEPT: usize = 64;
 
-    pub fn new(base: Vec<String>) -> Self {
+    pub(crate) fn new(base: Vec<String>) -> Self {
         let current = RwLock::new(Arc::new(Secrets::new(&base)));
         SharedSecrets {
             base,
@@ -270,12 +270,12 @@ impl SharedSecrets {
     }
 
     /// The values to mask now.
-    pub fn get(&self) -> Arc<Secrets> {
+    pub(crate) fn get(&self) -> Arc<Secrets> {
         Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Mask `value` from now on: a token the cache now holds.
-    pub fn add(&self, value: &str) {
+    pub(crate) fn add(&self, value: &str) {
         let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
         tokens.dropped.retain(|v| v != value);
         if tokens.cached.insert(value.to_string()) {
@@ -284,7 +284,7 @@ impl SharedSecrets {
     }
 
     /// `value` has left the cache: keep masking it among the latest [`Self::KEPT`] dropped.
-    pub fn drop_cached(&self, value: &str) {
+    pub(crate) fn drop_cached(&self, value: &str) {
         let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
         if tokens.cached.remove(value) {
             tokens.dropped.push_front(value.to_string());

@@ -15,14 +15,14 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value};
 
 /// Longest body excerpt in an error result, in characters.
-pub const EXCERPT: usize = 2000;
+pub(crate) const EXCERPT: usize = 2000;
 /// Longest text of an error result, in characters (an argument or a URL it quotes can be
 /// megabytes).
-pub const MAX_ERROR_TEXT: usize = 8000;
+pub(crate) const MAX_ERROR_TEXT: usize = 8000;
 
 /// `name` for a message, cut to 200 characters with a count of the rest: a request's tool name
 /// comes from the client and may be of any length.
-pub fn shown_name(name: &str) -> String {
+pub(crate) fn shown_name(name: &str) -> String {
     const MAX: usize = 200;
     match name.char_indices().nth(MAX) {
         Some((at, _)) => format!("{}… ({} characters)", &name[..at], name.chars().count()),
@@ -31,7 +31,7 @@ pub fn shown_name(name: &str) -> String {
 }
 
 /// A tool error result with one text block.
-pub fn error(message: impl Into<String>) -> CallToolResult {
+pub(crate) fn error(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
 
@@ -42,7 +42,7 @@ pub fn error(message: impl Into<String>) -> CallToolResult {
 /// here (binary is not encoded unless it fits); JSON is left to [`budget::fit`]. Secrets are
 /// masked in error excerpts and in text before it is cut; the caller masks the whole result with
 /// [`redact_result`] (after `check` has seen the real values).
-pub fn to_result(
+pub(crate) fn to_result(
     reply: &Reply,
     shown: &str,
     wrapped: Option<&str>,
@@ -133,7 +133,7 @@ pub fn to_result(
 /// body, a note that the answer was not sent) from a tool with an `outputSchema`: MCP requires
 /// structured content there, and the SDKs' clients refuse such a success. A first line says the
 /// request succeeded, when it fits in `budget` bytes of serialized result.
-pub fn unstructured(mut result: CallToolResult, budget: usize) -> CallToolResult {
+pub(crate) fn unstructured(mut result: CallToolResult, budget: usize) -> CallToolResult {
     if result.is_error == Some(true) || result.structured_content.is_some() {
         return result;
     }
@@ -162,7 +162,7 @@ fn too_many_values(status: &str, bytes: usize) -> CallToolResult {
 
 /// `result` with every secret masked, in its text and in its structured content. Binary data
 /// (image, audio, resource blob) is passed on as it came.
-pub fn redact_result(mut result: CallToolResult, secrets: &Secrets) -> CallToolResult {
+pub(crate) fn redact_result(mut result: CallToolResult, secrets: &Secrets) -> CallToolResult {
     if secrets.is_empty() {
         return result;
     }
@@ -211,7 +211,7 @@ fn binary_data(block: &mut ContentBlock) -> Option<&mut String> {
 
 /// `result` with the text of an error cut to [`MAX_ERROR_TEXT`] characters, saying how much was
 /// left out. Applied after masking, so a cut cannot leave half a credential unmasked.
-pub fn bound_error(mut result: CallToolResult) -> CallToolResult {
+pub(crate) fn bound_error(mut result: CallToolResult) -> CallToolResult {
     if result.is_error != Some(true) {
         return result;
     }

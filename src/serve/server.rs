@@ -30,7 +30,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::OwnedSemaphorePermit;
 
 /// One tool as served: the model, where and how to send it.
-pub struct Served {
+pub(crate) struct Served {
     pub tool: Tool,
     /// Base URL (no trailing slash) the path is appended to.
     pub base: String,
@@ -49,7 +49,7 @@ struct Checks {
 }
 
 impl Served {
-    pub fn new(tool: Tool, base: String, credentials: auth::Resolved) -> Self {
+    pub(crate) fn new(tool: Tool, base: String, credentials: auth::Resolved) -> Self {
         Served {
             tool,
             base,
@@ -74,7 +74,7 @@ impl Served {
 /// The `tools/list` result rendered once as compact JSON, in chunks of consecutive tools (each
 /// chunk `t1,t2,...` without brackets; rendered in parallel), with where each tool's bytes are,
 /// so that every answer shares the same bytes and a page is a copy of a few tools.
-pub struct Listing {
+pub(crate) struct Listing {
     pub chunks: Arc<Vec<Vec<u8>>>,
     /// Chunk and byte range of each tool.
     spans: Vec<(usize, usize, usize)>,
@@ -90,7 +90,7 @@ const CHUNK: usize = 256;
 
 impl Listing {
     /// Render `tools` as `convert` writes them.
-    pub fn new(tools: &[Tool], page_size: Option<usize>) -> Self {
+    pub(crate) fn new(tools: &[Tool], page_size: Option<usize>) -> Self {
         use rayon::prelude::*;
         let rendered: Vec<Rendered> = tools
             .par_chunks(CHUNK)
@@ -123,7 +123,7 @@ impl Listing {
     }
 
     /// The list of `tools` already in their MCP form (the four tools of `--dynamic`), one page.
-    pub fn of_values(tools: &[impl serde::Serialize]) -> Self {
+    pub(crate) fn of_values(tools: &[impl serde::Serialize]) -> Self {
         let mut bytes = Vec::new();
         let mut spans = Vec::with_capacity(tools.len());
         for (i, t) in tools.iter().enumerate() {
@@ -144,7 +144,7 @@ impl Listing {
 
     /// The result for a `tools/list` with this cursor: the shared chunks when not paginated,
     /// else one page (with `nextCursor` unless it is the last). `None`: the cursor is not valid.
-    pub fn page(&self, cursor: Option<&str>) -> Option<Page> {
+    pub(crate) fn page(&self, cursor: Option<&str>) -> Option<Page> {
         let Some(size) = self.page_size else {
             return match cursor {
                 None => Some(Page::All(Arc::clone(&self.chunks))),
@@ -173,7 +173,7 @@ impl Listing {
 }
 
 /// One `tools/list` result as JSON.
-pub enum Page {
+pub(crate) enum Page {
     /// Every tool: `{"tools":[` + the chunks joined by `,` + `]}`.
     All(Arc<Vec<Vec<u8>>>),
     /// One page, whole.
@@ -182,7 +182,7 @@ pub enum Page {
 
 impl Page {
     /// The pieces to write one after the other.
-    pub fn pieces(&self) -> Vec<&[u8]> {
+    pub(crate) fn pieces(&self) -> Vec<&[u8]> {
         match self {
             Page::Part(b) => vec![b],
             Page::All(chunks) => {
@@ -200,13 +200,13 @@ impl Page {
     }
 
     /// The result as one buffer.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         self.pieces().concat()
     }
 }
 
 /// Everything the handler needs; shared with the blocking tasks that send requests.
-pub struct State {
+pub(crate) struct State {
     pub name: String,
     pub version: String,
     pub entries: Vec<Served>,
@@ -241,13 +241,13 @@ pub struct State {
 /// answer's tree and copies take up to about 20 times its size while it is shaped, so this
 /// bounds that work to a few 10 MB answers at once whatever `--max-calls` (an answer larger
 /// than this, up to the 10 MB read cap, waits until it is shaped alone).
-pub const SHAPING_BYTES: usize = 24 * 1024 * 1024;
+pub(crate) const SHAPING_BYTES: usize = 24 * 1024 * 1024;
 
 /// What shaping `body` weighs in [`Shaping`]: its size, or 12 bytes for every `,`, `:` and
 /// `[` in it (about its JSON values, each a parsed value of 80 bytes and more) when that is more.
 /// A 1.8 MB array of 900,000 small integers takes about 150 MB to shape, as much as a 10 MB
 /// array of objects of 100 bytes.
-pub fn shaping_weight(body: &[u8]) -> usize {
+pub(crate) fn shaping_weight(body: &[u8]) -> usize {
     let marks = body
         .iter()
         .filter(|&&b| matches!(b, b',' | b':' | b'['))
@@ -257,20 +257,20 @@ pub fn shaping_weight(body: &[u8]) -> usize {
 
 /// A counting semaphore of answer bytes, for blocking threads.
 #[derive(Default)]
-pub struct Shaping {
+pub(crate) struct Shaping {
     held: std::sync::Mutex<usize>,
     freed: std::sync::Condvar,
 }
 
 /// `bytes` of [`Shaping`] held until dropped.
-pub struct Shaped<'a> {
+pub(crate) struct Shaped<'a> {
     shaping: &'a Shaping,
     bytes: usize,
 }
 
 impl Shaping {
     /// Wait until `bytes` (at most [`SHAPING_BYTES`]) fit beside the answers being shaped.
-    pub fn hold(&self, bytes: usize) -> Shaped<'_> {
+    pub(crate) fn hold(&self, bytes: usize) -> Shaped<'_> {
         let bytes = bytes.min(SHAPING_BYTES);
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         while *held + bytes > SHAPING_BYTES {
@@ -293,7 +293,7 @@ impl Drop for Shaped<'_> {
 }
 
 /// Bytes of arguments that calls waiting for a `--max-calls` place may hold together, about.
-pub const WAITING_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const WAITING_BYTES: usize = 64 * 1024 * 1024;
 
 /// About how many bytes `value` takes as JSON text.
 fn approximate_size(value: &Value) -> usize {
@@ -314,7 +314,10 @@ impl State {
     /// Wait for one of the `--max-calls` places: calls beyond the limit queue here instead of
     /// holding a thread and a response body each. The arguments of waiting calls are bounded
     /// ([`WAITING_BYTES`]); a call past that is refused at once.
-    pub async fn place(&self, args: &Map<String, Value>) -> Result<OwnedSemaphorePermit, McpError> {
+    pub(crate) async fn place(
+        &self,
+        args: &Map<String, Value>,
+    ) -> Result<OwnedSemaphorePermit, McpError> {
         let stopping = |_| McpError::internal_error("the server is stopping", None);
         if let Ok(p) = Arc::clone(&self.permits).try_acquire_owned() {
             return Ok(p);
@@ -341,7 +344,7 @@ impl State {
     }
 
     /// Release a call's `--max-calls` place: now, or over stdio once its answer is written.
-    pub fn release_when_answered(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
+    pub(crate) fn release_when_answered(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
         if let Some(unwritten) = &self.unwritten {
             unwritten.keep(id, permit);
         }
@@ -352,19 +355,19 @@ impl State {
 /// the stdio transport releases each once it has written that answer, so finished answers cannot
 /// queue without bound for a client that reads slowly.
 #[derive(Debug, Default)]
-pub struct Unwritten(std::sync::Mutex<HashMap<String, OwnedSemaphorePermit>>);
+pub(crate) struct Unwritten(std::sync::Mutex<HashMap<String, OwnedSemaphorePermit>>);
 
 impl Unwritten {
     fn key(id: &RequestId) -> String {
         serde_json::to_string(id).unwrap_or_default()
     }
 
-    pub fn keep(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
+    pub(crate) fn keep(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
         let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
         held.insert(Self::key(id), permit);
     }
 
-    pub fn take(&self, id: &RequestId) -> Option<OwnedSemaphorePermit> {
+    pub(crate) fn take(&self, id: &RequestId) -> Option<OwnedSemaphorePermit> {
         let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
         held.remove(&Self::key(id))
     }
@@ -372,13 +375,13 @@ impl Unwritten {
 
 /// The MCP server.
 #[derive(Clone)]
-pub struct Server {
+pub(crate) struct Server {
     state: Arc<State>,
     index: Arc<HashMap<String, usize>>,
 }
 
 impl Server {
-    pub fn new(state: Arc<State>) -> Self {
+    pub(crate) fn new(state: Arc<State>) -> Self {
         let index = state
             .entries
             .iter()
@@ -457,7 +460,7 @@ fn listed_call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolRe
 /// Run one call to completion (blocking: validation, request, response); every credential in
 /// the result is masked, then an error's text is bounded and a success kept within the tool's
 /// result budget.
-pub fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
+pub(crate) fn call(state: &State, i: usize, args: &Map<String, Value>) -> CallToolResult {
     let mut link = None;
     // Held from the answer's arrival until its result is within the budget.
     let mut shaped = None;

@@ -15,14 +15,14 @@ use ureq::unversioned::transport::{
 };
 
 /// How long a stream may stay silent before reading stops.
-pub const IDLE: Duration = Duration::from_secs(2);
+pub(crate) const IDLE: Duration = Duration::from_secs(2);
 /// How long a stream is read at most: a call on a stream that stays open, sending or not, is
 /// answered within 5 s.
-pub const CAP: Duration = Duration::from_secs(4);
+pub(crate) const CAP: Duration = Duration::from_secs(4);
 
 /// Why reading a stream stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stopped {
+pub(crate) enum Stopped {
     /// The API closed the stream.
     Ended,
     /// Nothing came for [`IDLE`].
@@ -59,7 +59,7 @@ impl Drop for Limited {
 /// Read `reader` (a response body) until it ends, is silent for `idle`, has been read for
 /// `cap`, or `limit` bytes have come (the rest is not read); `describe` turns a failure into a
 /// message. The body must come through a [`connector`] connection on this thread.
-pub fn read(
+pub(crate) fn read(
     reader: &mut dyn Read,
     limit: usize,
     idle: Duration,
@@ -94,7 +94,7 @@ pub fn read(
 }
 
 /// ureq's default connector, with every connection wrapped so that [`read`] can bound its reads.
-pub fn connector() -> impl Connector<Out = Bounded> {
+pub(crate) fn connector() -> impl Connector<Out = Bounded> {
     DefaultConnector::new().chain(Wrap)
 }
 
@@ -115,7 +115,7 @@ impl Connector<Box<dyn Transport>> for Wrap {
 
 /// A connection whose reads [`read`] can bound.
 #[derive(Debug)]
-pub struct Bounded(Box<dyn Transport>);
+pub(crate) struct Bounded(Box<dyn Transport>);
 
 impl Transport for Bounded {
     fn buffers(&mut self) -> &mut dyn Buffers {

@@ -38,18 +38,18 @@ pub const DEFAULT_MAX_REQUESTS: usize = 64;
 /// Open connections at most. When all are taken, the oldest connection that has not yet made an
 /// accepted request (one that passed the Host, Origin and token checks) is closed to make room,
 /// so idle or refused connections cannot lock out a client that holds the token.
-pub const MAX_CONNECTIONS: usize = 1024;
+pub(crate) const MAX_CONNECTIONS: usize = 1024;
 /// Time a client has to send a request's headers.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// Time a client has to send a request's body. Bodies are read before the request takes one of
 /// the `max_requests` places, so a body that stalls holds no place.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 type Body = BoxBody<Bytes, Infallible>;
 
 /// The listener's settings, checked.
 #[derive(Debug, Clone)]
-pub struct Listen {
+pub(crate) struct Listen {
     pub addr: SocketAddr,
     /// Exact origins (`scheme://host[:port]`, normalized) a request's `Origin` may be.
     pub origins: Vec<String>,
@@ -66,11 +66,11 @@ pub struct Listen {
 }
 
 /// The names a loopback listener answers to.
-pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+pub(crate) const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
 
 /// `scheme://host[:port]` in normal form (lower case, default port dropped, no trailing slash),
 /// or `None` when `origin` is not one. `null` stays `null`.
-pub fn normalize_origin(origin: &str) -> Option<String> {
+pub(crate) fn normalize_origin(origin: &str) -> Option<String> {
     let origin = origin.trim().trim_end_matches('/');
     if origin.eq_ignore_ascii_case("null") {
         return Some("null".into());
@@ -101,7 +101,7 @@ fn bracket(host: &str) -> String {
 
 /// `host[:port]` (IPv6 in brackets) -> lower-case host without brackets or a final dot, and the
 /// port; `None` when it is not of that form.
-pub fn split_host(authority: &str) -> Option<(String, Option<u16>)> {
+pub(crate) fn split_host(authority: &str) -> Option<(String, Option<u16>)> {
     let authority = authority.trim();
     let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
         let (host, after) = rest.split_once(']')?;
@@ -132,7 +132,7 @@ pub fn split_host(authority: &str) -> Option<(String, Option<u16>)> {
 
 /// Whether a `Host` header value is allowed: its host is one of `allowed` (an entry with a port
 /// needs that port too).
-pub fn host_allowed(value: &str, allowed: &[String]) -> bool {
+pub(crate) fn host_allowed(value: &str, allowed: &[String]) -> bool {
     let Some((host, port)) = split_host(value) else {
         return false;
     };
@@ -583,7 +583,7 @@ fn preflight() -> Response<Body> {
 }
 
 /// Bind `listen.addr` (before the runtime serves: a bind error is a usage error).
-pub fn bind(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+pub(crate) fn bind(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
     let listener = std::net::TcpListener::bind(addr)?;
     listener.set_nonblocking(true)?;
     Ok(listener)
@@ -678,7 +678,7 @@ impl Open {
 
 /// Serve until SIGTERM or Ctrl-C; then stop accepting, let the requests in flight finish (for up
 /// to `listen.drain`) and return.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: std::net::TcpListener,
     listen: Listen,
     server: Server,

@@ -20,7 +20,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::mpsc;
 
 /// Longest message read, in bytes.
-pub const MAX_LINE: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// JSON-RPC error codes.
 const PARSE_ERROR: i64 = -32700;
@@ -37,7 +37,7 @@ enum Out {
 }
 
 /// The rmcp transport over a reader and a writer (standard input and output).
-pub struct Transport<R> {
+pub(crate) struct Transport<R> {
     read: R,
     line: Vec<u8>,
     /// The first bytes of a line being discarded for its size, to find its id.
@@ -60,7 +60,7 @@ const HEAD: usize = 4096;
 impl<R: AsyncBufRead + Send + Unpin> Transport<R> {
     /// A transport reading `read` and writing to `write` (on a task of its own, which ends when
     /// the transport is dropped; await the handle to be sure everything was written).
-    pub fn new<W: AsyncWrite + Send + Unpin + 'static>(
+    pub(crate) fn new<W: AsyncWrite + Send + Unpin + 'static>(
         read: R,
         write: W,
         listing: Arc<Listing>,
@@ -450,7 +450,7 @@ impl<R: AsyncBufRead + Send + Unpin> rmcp::transport::Transport<RoleServer> for 
 }
 
 /// Standard input as the transport reads it.
-pub fn stdin() -> BufReader<tokio::io::Stdin> {
+pub(crate) fn stdin() -> BufReader<tokio::io::Stdin> {
     BufReader::with_capacity(64 * 1024, tokio::io::stdin())
 }
 

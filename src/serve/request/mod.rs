@@ -28,7 +28,7 @@ use std::fmt;
 
 /// An argument that cannot be put into the request; the message names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgError {
+pub(crate) struct ArgError {
     pub argument: String,
     pub message: String,
 }
@@ -50,7 +50,7 @@ impl fmt::Display for ArgError {
 
 /// One `key=value` of the query string, both already percent-encoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueryPair {
+pub(crate) struct QueryPair {
     pub key: String,
     pub value: String,
     /// A credential: shown as `***` in logs and messages.
@@ -59,7 +59,7 @@ pub struct QueryPair {
 
 /// The HTTP request for one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub method: &'static str,
     /// Base URL and encoded path, without the query.
     pub url: String,
@@ -75,13 +75,13 @@ pub struct Prepared {
 
 impl Prepared {
     /// The URL to send, with the query.
-    pub fn full_url(&self) -> String {
+    pub(crate) fn full_url(&self) -> String {
         self.url_with(|p| &p.value)
     }
 
     /// The URL for logs and messages: credential values replaced by `***`, and any user
     /// information (`user:password@`) in the base URL removed.
-    pub fn shown_url(&self) -> String {
+    pub(crate) fn shown_url(&self) -> String {
         strip_userinfo(&self.url_with(|p| if p.secret { "***" } else { &p.value }))
     }
 
@@ -97,7 +97,7 @@ impl Prepared {
     }
 
     /// The `Cookie` header value, if any cookie is set.
-    pub fn cookie_header(&self) -> Option<String> {
+    pub(crate) fn cookie_header(&self) -> Option<String> {
         if self.cookies.is_empty() {
             return None;
         }
@@ -110,20 +110,13 @@ impl Prepared {
     }
 
     /// Set a header, replacing any earlier one of the same name (case-insensitive).
-    pub fn set_header(&mut self, name: &str, value: &str) {
+    pub(crate) fn set_header(&mut self, name: &str, value: &str) {
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self.headers.push((name.to_string(), value.to_string()));
     }
 
-    /// Whether a header of that name is set.
-    pub fn has_header(&self, name: &str) -> bool {
-        self.headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case(name))
-    }
-
     /// Set a query parameter (raw name and value), replacing any earlier one of that name.
-    pub fn set_query(&mut self, name: &str, value: &str, secret: bool) {
+    pub(crate) fn set_query(&mut self, name: &str, value: &str, secret: bool) {
         let key = encode(name, KEY);
         self.query.retain(|p| p.key != key);
         self.query.push(QueryPair {
@@ -137,7 +130,7 @@ impl Prepared {
     /// of two same-named cookies keeps it. The name of an argument cookie it would meet (as
     /// written, or as PHP reads names: `.`, space and `[` as `_`) is returned instead, and
     /// nothing is set.
-    pub fn set_cookie(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub(crate) fn set_cookie(&mut self, name: &str, value: &str) -> Result<(), String> {
         let name = encode(name, COOKIE_NAME);
         let (credentials, arguments) = self.cookies.split_at(self.credential_cookies);
         if let Some((clash, _)) = arguments
@@ -159,7 +152,7 @@ impl Prepared {
 
     /// Drop the argument cookies named like one in `header`, a `Cookie` header value given with
     /// `--header`: that cookie is the operator's and an argument may not shadow it.
-    pub fn drop_cookies_named_in(&mut self, header: &str) {
+    pub(crate) fn drop_cookies_named_in(&mut self, header: &str) {
         let names: Vec<&str> = header
             .split(';')
             .filter_map(|pair| pair.split('=').next())
@@ -184,7 +177,7 @@ fn php_name(name: &str) -> String {
 
 /// The forms a credential value takes when it is sent: as it is (headers), percent-encoded for
 /// the query and for a cookie.
-pub fn sent_forms(value: &str) -> Vec<String> {
+pub(crate) fn sent_forms(value: &str) -> Vec<String> {
     vec![
         value.to_string(),
         encode(value, STRICT),
@@ -192,7 +185,7 @@ pub fn sent_forms(value: &str) -> Vec<String> {
     ]
 }
 
-pub fn strip_userinfo(url: &str) -> String {
+pub(crate) fn strip_userinfo(url: &str) -> String {
     let Some(scheme_end) = url.find("://") else {
         return url.to_string();
     };
@@ -227,7 +220,7 @@ const RESERVED_HEADERS: &[&str] = &[
 
 /// Build the request for `call` with `args` (already validated against the input schema), to be
 /// sent to `base` (no trailing slash). `input_schema` tells which body properties are base64.
-pub fn build(
+pub(crate) fn build(
     call: &Call,
     input_schema: &Value,
     base: &str,
