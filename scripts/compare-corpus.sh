@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compares two builds of openapi-mcp on every document of a folder (the shared corpus by default):
-# `convert` with the default options and with --inline-refs, output bytes and exit code.
+# `convert` with the default options, with --inline-refs, with --format json-pretty and with
+# --format yaml: output bytes and exit code.
 # A tool for reworks that must not change output; not a CI step.
 #
 #   scripts/compare-corpus.sh REFERENCE_BINARY [NEW_BINARY] [CORPUS_DIR]
@@ -27,8 +28,12 @@ digest() { # binary, options..., file -> "exit sha"
 export -f digest
 list=$(cd "$corpus" && find . -name '*.json' -o -name '*.yaml' | sort)
 n=0; differ=0
-for variant in default inline; do
-  opts=(); [[ $variant == inline ]] && opts=(--inline-refs)
+for variant in default inline json-pretty yaml; do
+  case $variant in
+    default) opts=() ;;
+    inline) opts=(--inline-refs) ;;
+    *) opts=(--format "$variant") ;;
+  esac
   refsums="$cache/$variant.txt"
   if [[ ! -s $refsums ]]; then
     while read -r f; do

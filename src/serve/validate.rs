@@ -88,7 +88,16 @@ impl Schema {
         self.compiled
             .get_or_init(|| {
                 let mut schema = self.schema.clone()?;
-                rewrite(&mut schema, self.input);
+                let mut skipped = Vec::new();
+                rewrite(&mut schema, self.input, &mut skipped);
+                if !skipped.is_empty() {
+                    eprintln!(
+                        "openapi-mcp: warning: {tool}: cannot compile the pattern{} {} of the {what}; {} not checked",
+                        if skipped.len() == 1 { "" } else { "s" },
+                        skipped.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", "),
+                        if skipped.len() == 1 { "it is" } else { "they are" },
+                    );
+                }
                 let built = jsonschema::draft202012::options()
                     .with_keyword(EXACT_INTEGER, |_, _, _| Ok(Box::new(ExactInteger)))
                     .with_keyword(BUDGETED_PATTERN, |_, pattern, _| {
@@ -282,13 +291,34 @@ const SUBSCHEMAS: &[&str] = &[
 
 /// Prepare `schema` for validation: every `pattern` becomes [`BUDGETED_PATTERN`] and, in an
 /// input schema, every subschema whose type is `integer` and not `number` gets [`EXACT_INTEGER`].
-/// Only subschemas are visited, never values (`enum`, `const`, `default`, `examples`).
-fn rewrite(schema: &mut Value, input: bool) {
+/// A pattern (or `patternProperties` key) the validator cannot compile is left out and added to
+/// `skipped`, so the rest of the schema is still checked (the converter keeps only patterns its
+/// tests find this validator compiles; a hand-written tools file may have others). Each kept
+/// pattern is compiled twice, here and in the build, on the schema's first use. Only subschemas
+/// are visited, never values (`enum`, `const`, `default`, `examples`).
+fn rewrite(schema: &mut Value, input: bool, skipped: &mut Vec<String>) {
     let Value::Object(map) = schema else {
         return;
     };
     if let Some(pattern) = map.remove("pattern") {
-        map.insert(BUDGETED_PATTERN.into(), pattern);
+        if BudgetedPattern::new(&pattern).is_ok() {
+            map.insert(BUDGETED_PATTERN.into(), pattern);
+        } else {
+            skipped.push(
+                pattern
+                    .as_str()
+                    .map_or_else(|| pattern.to_string(), String::from),
+            );
+        }
+    }
+    if let Some(Value::Object(props)) = map.get_mut("patternProperties") {
+        props.retain(|key, _| {
+            let ok = BudgetedPattern::new(&Value::String(key.clone())).is_ok();
+            if !ok {
+                skipped.push(key.clone());
+            }
+            ok
+        });
     }
     let names = |t: &str| match map.get("type") {
         Some(Value::String(s)) => s == t,
@@ -301,12 +331,12 @@ fn rewrite(schema: &mut Value, input: bool) {
     for (key, value) in map.iter_mut() {
         if SCHEMA_MAPS.contains(&key.as_str()) {
             if let Value::Object(subs) = value {
-                subs.values_mut().for_each(|v| rewrite(v, input));
+                subs.values_mut().for_each(|v| rewrite(v, input, skipped));
             }
         } else if SUBSCHEMAS.contains(&key.as_str()) {
             match value {
-                Value::Array(list) => list.iter_mut().for_each(|v| rewrite(v, input)),
-                other => rewrite(other, input),
+                Value::Array(list) => list.iter_mut().for_each(|v| rewrite(v, input, skipped)),
+                other => rewrite(other, input, skipped),
             }
         }
     }
@@ -533,10 +563,29 @@ mod tests {
     #[test]
     fn uncompilable_schema_still_checks_required() {
         let input =
-            json!({"type": "object", "properties": {"a": {"pattern": "("}}, "required": ["a"]});
+            json!({"type": "object", "properties": {"a": {"type": "text"}}, "required": ["a"]});
         let schema = Schema::input(Some(input.clone()));
         let e = arguments("t", &input, &schema, &Map::new()).unwrap_err();
         assert!(e.message.contains("`a`"), "{e:?}");
+    }
+
+    /// A pattern the validator cannot compile (`\\k<y>`: a named back-reference) is not checked;
+    /// the rest of the schema is.
+    #[test]
+    fn uncompilable_patterns_are_left_out_of_validation() {
+        let input = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "pattern": "(?<y>a)\\k<y>", "maxLength": 3},
+                "b": {"type": "object", "patternProperties": {"(": {"type": "integer"}, "^x": {"type": "integer"}}}
+            }
+        });
+        let schema = Schema::input(Some(input.clone()));
+        let args = |v: Value| v.as_object().unwrap().clone();
+        let ok = |v: Value| arguments("t", &input, &schema, &args(v)).map_err(|r| r.message);
+        assert_eq!(ok(json!({"a": "bb", "b": {"(": "s"}})), Ok(()));
+        assert!(ok(json!({"a": "bbbb"})).unwrap_err().contains("`a`"));
+        assert!(ok(json!({"b": {"xy": "s"}})).unwrap_err().contains("`b`"));
     }
 
     #[test]
