@@ -6,19 +6,20 @@
 //! `target`), this module builds each tool (with [`fields`]' `_fields` argument), [`suggest`] suggests its hints (with the words of
 //! [`vocab`], which `lint` shares) and [`reviewed`] applies a reviewed hints file over them.
 
-pub mod evidence;
-pub mod fields;
+pub(crate) mod evidence;
+pub(crate) mod fields;
 pub mod filter;
-pub mod naming;
-pub mod plan;
+pub(crate) mod naming;
+pub(crate) mod plan;
 pub mod reviewed;
 pub mod search;
 pub mod suggest;
 pub mod target;
-pub mod vocab;
+pub(crate) mod vocab;
 
 pub use filter::Filter;
-pub use plan::{Builder, DEFAULT_SCHEMA_BUDGET, Options, Plan, Summary};
+pub(crate) use plan::{Builder, Plan};
+pub use plan::{DEFAULT_SCHEMA_BUDGET, Options, Summary};
 
 use crate::error::Result;
 use crate::model::{BodyKind, Method, Operation, ParamIn, RequestBody};
@@ -267,7 +268,7 @@ fn first_line(s: &str) -> String {
 /// other than tab and newline (an escape sequence, a carriage return) and the bidirectional
 /// overrides and isolates (U+202A-U+202E, U+2066-U+2069), which can make text read one way on
 /// screen and another way to the model.
-pub fn shown_text(text: &str) -> String {
+pub(crate) fn shown_text(text: &str) -> String {
     let hidden = |c: char| {
         (c.is_control() && c != '\t' && c != '\n')
             || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')

@@ -26,9 +26,9 @@ pub enum NameStyle {
 }
 
 /// Length of the hash suffix added when a name is cut or disambiguated, separator included.
-pub const HASH_SUFFIX_LEN: usize = 7;
+pub(crate) const HASH_SUFFIX_LEN: usize = 7;
 /// The shortest `--max-name-len` we accept (room for a few letters plus the hash).
-pub const MIN_NAME_LEN: usize = 16;
+pub(crate) const MIN_NAME_LEN: usize = 16;
 
 /// A tool's final name and how it came to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub struct Named {
 }
 
 /// The name an operation asks for, before length limits and de-duplication.
-pub fn wanted_name(op: &Identity<'_>, style: NameStyle) -> String {
+pub(crate) fn wanted_name(op: &Identity<'_>, style: NameStyle) -> String {
     let from_id = op
         .operation_id
         .map(|id| styled(id, style))
@@ -64,7 +64,7 @@ pub fn wanted_name(op: &Identity<'_>, style: NameStyle) -> String {
 }
 
 /// `get /pets/{petId}` -> `get pets by petId` (words for the style functions).
-pub fn method_path_words(method: Method, path: &str) -> String {
+pub(crate) fn method_path_words(method: Method, path: &str) -> String {
     let mut words = vec![method.key().to_string()];
     for segment in path.split('/').filter(|s| !s.is_empty()) {
         if let Some(param) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
@@ -94,7 +94,7 @@ pub(crate) fn styled(raw: &str, style: NameStyle) -> String {
 /// `heck`'s snake case (`listPets` -> `list_pets`), worked out directly for ASCII text (names
 /// nearly always are): `heck` writes each character through a formatter, a large share of
 /// naming a large API's tools.
-pub fn snake_case(s: &str) -> String {
+pub(crate) fn snake_case(s: &str) -> String {
     let Some(words) = ascii_words(s) else {
         return s.to_snake_case();
     };
@@ -112,7 +112,7 @@ pub fn snake_case(s: &str) -> String {
 /// and digits, each split where a lower-case letter is followed by a capital (`listPets`) and
 /// before the last capital of a run that a lower-case letter follows (`HTTPServer`: `HTTP`,
 /// `Server`); a digit continues whatever came before it.
-pub fn ascii_words(s: &str) -> Option<Vec<&str>> {
+pub(crate) fn ascii_words(s: &str) -> Option<Vec<&str>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mode {
         Boundary,
@@ -158,7 +158,7 @@ fn separator(style: NameStyle) -> char {
 }
 
 /// Replace characters outside `[A-Za-z0-9_-]` by `sep`, collapse repeats, trim the ends.
-pub fn sanitize(s: &str, sep: char) -> String {
+pub(crate) fn sanitize(s: &str, sep: char) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         let c = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -281,7 +281,7 @@ fn fit_words(name: &str, room: usize, key: &str) -> String {
 
 /// Fit `name`, the name of the operation `METHOD path` (`key`), into `max` characters, in whole
 /// words and with a hash of the full name when it must be cut.
-pub fn shorten(name: &str, key: &str, max: usize, style: NameStyle) -> (String, bool) {
+pub(crate) fn shorten(name: &str, key: &str, max: usize, style: NameStyle) -> (String, bool) {
     if name.len() <= max {
         return (name.to_string(), false);
     }
@@ -298,7 +298,7 @@ pub fn shorten(name: &str, key: &str, max: usize, style: NameStyle) -> (String, 
 }
 
 /// Give every operation a final, unique name. `ops[i]` is (wanted name, `METHOD path` key).
-pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<Named> {
+pub(crate) fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<Named> {
     let mut count: FxHashMap<&str, usize> = FxHashMap::default();
     for (w, _) in wanted {
         *count.entry(w.as_str()).or_default() += 1;
@@ -359,7 +359,7 @@ pub fn assign(wanted: &[(String, String)], max: usize, style: NameStyle) -> Vec<
 }
 
 /// `get_pets_by_pet_id` -> `Get pets by pet id`: a readable title from a name.
-pub fn readable(name: &str) -> String {
+pub(crate) fn readable(name: &str) -> String {
     let words = snake_case(name).replace('_', " ");
     let mut chars = words.trim().chars();
     match chars.next() {

@@ -87,7 +87,7 @@ pub struct Summary {
 /// The kept operations of a document, in document order, each with its final tool name. Tools
 /// can be built in any order, on any number of threads (each with its own [`Builder`]); tool `i`
 /// comes out the same whatever the order.
-pub struct Plan<'d> {
+pub(crate) struct Plan<'d> {
     doc: &'d Document,
     options: &'d Options,
     hints: Option<&'d HintsFile>,
@@ -112,7 +112,7 @@ pub struct Plan<'d> {
 
 /// What builds tools on one thread: a schema converter sharing the plan's definitions, and the
 /// path item last read (tools of one item are usually built one after another).
-pub struct Builder<'d> {
+pub(crate) struct Builder<'d> {
     conv: Converter<'d>,
     item: Option<(usize, serde_json::Value)>,
 }
@@ -256,11 +256,6 @@ impl<'d> Plan<'d> {
     /// How many tools the plan builds.
     pub fn len(&self) -> usize {
         self.selected.len()
-    }
-
-    /// Whether the plan builds no tool.
-    pub fn is_empty(&self) -> bool {
-        self.selected.is_empty()
     }
 
     /// A tool builder set up for the plan's options.

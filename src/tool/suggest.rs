@@ -147,7 +147,7 @@ fn method_hint(value: bool, reason: &str) -> Hint {
 }
 
 /// Whether `method` is safe by RFC 9110 (reads only): not POST, PUT, PATCH or DELETE.
-pub fn is_safe(method: Method) -> bool {
+pub(crate) fn is_safe(method: Method) -> bool {
     !matches!(
         method,
         Method::Post | Method::Put | Method::Patch | Method::Delete
@@ -155,7 +155,7 @@ pub fn is_safe(method: Method) -> bool {
 }
 
 /// The method table: what an HTTP method implies, with the reason.
-pub fn from_method(method: Method) -> Hints {
+pub(crate) fn from_method(method: Method) -> Hints {
     let m = method.as_str();
     let open_world = method_hint(true, "calls an external HTTP API (MCP's cautious default)");
     match method {
@@ -196,7 +196,7 @@ pub fn from_method(method: Method) -> Hints {
 }
 
 /// Apply each vendor extension in order (later wins) over `hints`.
-pub fn with_extensions(mut hints: Hints, overrides: &[HintOverride]) -> Hints {
+pub(crate) fn with_extensions(mut hints: Hints, overrides: &[HintOverride]) -> Hints {
     for o in overrides {
         let set = |slot: &mut Hint, value: Option<bool>| {
             if let Some(value) = value {
@@ -217,7 +217,8 @@ pub fn with_extensions(mut hints: Hints, overrides: &[HintOverride]) -> Hints {
 }
 
 /// Suggested hints by the method table, then each vendor extension in order (later wins).
-pub fn suggest(method: Method, overrides: &[HintOverride]) -> Hints {
+#[cfg(test)]
+pub(crate) fn suggest(method: Method, overrides: &[HintOverride]) -> Hints {
     with_extensions(from_method(method), overrides)
 }
 
