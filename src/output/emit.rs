@@ -77,6 +77,21 @@ impl Shape {
     }
 }
 
+/// `url` with the password of its user information (`user:password@`) shown as `***`, as every writer puts a
+/// server in `_meta` (the tool model keeps the real URL, which `serve` sends to) and as messages
+/// show it; the URL itself when it has none.
+pub(crate) fn hide_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let Some((info, _)) = authority.rsplit_once('@') else {
+        return url.to_string();
+    };
+    let user = info.split_once(':').map_or(info, |(user, _)| user);
+    format!("{scheme}://{user}:***{}", &rest[info.len()..])
+}
+
 /// One tool as an MCP `Tool` object.
 pub fn tool_json(t: &Tool) -> Value {
     // Serializing these types into a value cannot fail: every map key is a string.
@@ -97,7 +112,8 @@ impl Serialize for CallOut<'_> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("method", c.method.as_str())?;
         m.serialize_entry("path", &c.path)?;
-        m.serialize_entry("servers", &c.servers)?;
+        let servers: Vec<String> = c.servers.iter().map(|s| hide_password(s)).collect();
+        m.serialize_entry("servers", &servers)?;
         m.serialize_entry("arguments", &ArgumentsOut(&c.arguments))?;
         if let Some(b) = &c.body {
             m.serialize_entry("body", &BodyOut(b))?;
@@ -485,6 +501,33 @@ pub fn render_as(tools: &[Tool], shape: Shape, format: Format) -> Result<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_password_is_never_written() {
+        assert_eq!(
+            hide_password("https://ann:p%40ss@h/v1"),
+            "https://ann:***@h/v1"
+        );
+        assert_eq!(
+            hide_password("https://tok@h:8443/v1"),
+            "https://tok:***@h:8443/v1"
+        );
+        assert_eq!(hide_password("https://h/v1@x"), "https://h/v1@x");
+        // Both writers, while the tool keeps the real URL for `serve`.
+        let spec = r#"{"openapi": "3.1.0", "info": {"title": "T", "version": "1"},
+            "servers": [{"url": "https://ann:s3cr3t@api.example/v1"}],
+            "paths": {"/x": {"get": {"responses": {"204": {"description": "ok"}}}}}}"#;
+        let out = crate::convert_str("t.json", spec, &crate::Options::default()).unwrap();
+        assert_eq!(
+            out.tools[0].call.servers[0],
+            "https://ann:s3cr3t@api.example/v1"
+        );
+        for format in [Format::Json, Format::JsonPretty, Format::Yaml] {
+            let text = render(&out.tools, format).unwrap();
+            assert!(!text.contains("s3cr3t"), "{text}");
+            assert!(text.contains("https://ann:***@api.example/v1"), "{text}");
+        }
+    }
 
     /// A library user gets Gemini's name rule from the shape, as the command line does.
     #[test]

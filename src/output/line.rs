@@ -102,7 +102,7 @@ fn write_call(out: &mut Vec<u8>, c: &Call) {
         if i > 0 {
             out.push(b',');
         }
-        write_str(out, s);
+        write_str(out, &super::emit::hide_password(s));
     }
     out.extend_from_slice(b"],\"arguments\":{");
     for (i, a) in c.arguments.iter().enumerate() {

@@ -248,9 +248,10 @@ impl Converter<'_> {
                 // empty text (725 `"description": ""` in Stripe) says nothing at all.
                 "title" | "description" if self.repeats_target(obj, key, v) => None,
                 "title" | "description" if v.as_str().is_some_and(|t| t.trim().is_empty()) => None,
-                "title" | "description" | "$comment" | "contentEncoding" | "contentMediaType" => {
-                    v.is_string().then(|| v.clone())
+                "title" | "description" | "$comment" => {
+                    v.as_str().map(|t| Value::String(super::shown_text(t)))
                 }
+                "contentEncoding" | "contentMediaType" => v.is_string().then(|| v.clone()),
                 "format" => match v.as_str() {
                     Some("binary") => {
                         if !obj.contains_key("contentEncoding") {

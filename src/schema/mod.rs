@@ -379,6 +379,22 @@ impl<'a> Converter<'a> {
     }
 }
 
+/// `text` without the characters a reader cannot see but a model reads: C0 and C1 controls
+/// other than tab and newline (an escape sequence, a carriage return) and the bidirectional
+/// overrides and isolates (U+202A-U+202E, U+2066-U+2069), which can make text read one way on
+/// screen and another way to the model.
+pub(crate) fn shown_text(text: &str) -> String {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\t' && c != '\n')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if text.contains(hidden) {
+        text.chars().filter(|&c| !hidden(c)).collect()
+    } else {
+        text.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

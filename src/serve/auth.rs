@@ -447,20 +447,6 @@ pub(crate) fn userinfo_secrets(url: &str) -> Vec<String> {
     out
 }
 
-/// `url` with the password of its user information (`user:password@`) shown as `***`, for
-/// what the model and the log see; the URL itself when it has none.
-pub(crate) fn hide_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let Some((info, _)) = authority.rsplit_once('@') else {
-        return url.to_string();
-    };
-    let user = info.split_once(':').map_or(info, |(user, _)| user);
-    format!("{scheme}://{user}:***{}", &rest[info.len()..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -661,14 +647,5 @@ mod tests {
         assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p@ss")));
         assert!(u.contains(&base64::engine::general_purpose::STANDARD.encode("ann:p%40ss")));
         assert!(userinfo_secrets("https://h/v1@x").is_empty());
-        assert_eq!(
-            hide_password("https://ann:p%40ss@h/v1"),
-            "https://ann:***@h/v1"
-        );
-        assert_eq!(
-            hide_password("https://tok@h:8443/v1"),
-            "https://tok:***@h:8443/v1"
-        );
-        assert_eq!(hide_password("https://h/v1@x"), "https://h/v1@x");
     }
 }

@@ -372,12 +372,12 @@ pub(crate) fn prepare(
         .as_ref()
         .map(crate::review::HintsFile::load)
         .transpose()?;
-    let mut conversion = crate::convert_with(&doc, &args.conversion, hints.as_ref())?;
+    let conversion = crate::convert_with(&doc, &args.conversion, hints.as_ref())?;
     for n in &conversion.notices {
         eprintln!("openapi-mcp: note: {n}");
     }
-    // Each tool's base URL, then the passwords hidden from what the model sees of the servers
-    // (`_meta`, `describe_operation`).
+    // Each tool's base URL; what the model sees of the servers (`_meta`, `describe_operation`)
+    // is written with their passwords hidden (`emit::hide_password`).
     let tool_bases = conversion
         .tools
         .iter()
@@ -386,11 +386,6 @@ pub(crate) fn prepare(
             None => server_url(t),
         })
         .collect::<Result<Vec<_>>>()?;
-    for tool in &mut conversion.tools {
-        for server in &mut tool.call.servers {
-            *server = auth::hide_password(server);
-        }
-    }
 
     let dynamic = args
         .dynamic
@@ -493,7 +488,7 @@ pub(crate) fn prepare(
             redact::SHORT_SECRET
         );
     }
-    let name = match crate::tool::shown_text(&conversion.title) {
+    let name = match crate::schema::shown_text(&conversion.title) {
         t if t.trim().is_empty() => "openapi-mcp".to_string(),
         t => t,
     };
@@ -618,7 +613,7 @@ fn parse_header(h: &str, from: &str) -> Result<(String, String)> {
 fn absolute_url(url: &str, from: &str) -> Result<String> {
     let url = url.trim();
     let shown = if from.starts_with("--") {
-        format!("{from} {:?}", auth::hide_password(url))
+        format!("{from} {:?}", crate::output::emit::hide_password(url))
     } else {
         from.to_string()
     };
@@ -706,7 +701,7 @@ fn server_url(tool: &crate::Tool) -> Result<String> {
             tool.name
         )));
     };
-    let server = &auth::hide_password(real);
+    let server = &crate::output::emit::hide_password(real);
     if server.contains('{') {
         return Err(Error::Usage(format!(
             "tool {}: server URL {server:?} has a variable without a default; pass --base-url URL",

@@ -24,7 +24,7 @@ pub use plan::{DEFAULT_SCHEMA_BUDGET, Options, Summary};
 use crate::error::Result;
 use crate::model::{BodyKind, Method, Operation, ParamIn, RequestBody};
 use crate::read::pointer as refs;
-use crate::schema::{Converter, Direction, Schema};
+use crate::schema::{Converter, Direction, Schema, shown_text};
 use naming::Named;
 use serde_json::{Map, Value, json};
 use suggest::Hints;
@@ -262,22 +262,6 @@ pub(crate) fn build(
 fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("").trim();
     line.strip_suffix('.').unwrap_or(line).to_string()
-}
-
-/// `text` without the characters a reader cannot see but a model reads: C0 and C1 controls
-/// other than tab and newline (an escape sequence, a carriage return) and the bidirectional
-/// overrides and isolates (U+202A-U+202E, U+2066-U+2069), which can make text read one way on
-/// screen and another way to the model.
-pub(crate) fn shown_text(text: &str) -> String {
-    let hidden = |c: char| {
-        (c.is_control() && c != '\t' && c != '\n')
-            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    };
-    if text.contains(hidden) {
-        text.chars().filter(|&c| !hidden(c)).collect()
-    } else {
-        text.to_string()
-    }
 }
 
 fn describe(op: &Operation<'_>, summary: Option<&str>) -> String {
@@ -630,7 +614,7 @@ fn with_description(schema: Value, description: &str) -> Value {
     with_key(
         schema,
         "description",
-        Value::String(description.trim().to_string()),
+        Value::String(shown_text(description.trim())),
     )
 }
 
@@ -664,6 +648,17 @@ mod tests {
             "List [31mitems gnp.exe\n\nLine one\nline\ttwox end"
         );
         assert_eq!(shown_text("plain\ttext\n"), "plain\ttext\n");
+        // Parameter descriptions, and titles and descriptions inside schemas, the same way.
+        let spec = "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"t\",\"version\":\"1\"},\"paths\":{\"/a\":{\"get\":{\
+            \"parameters\":[{\"name\":\"id\",\"in\":\"query\",\"description\":\"a\\u202eb\\u0007c\\u0085d\\u2066e\",\
+            \"schema\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\",\"title\":\"T\\u001b\",\
+            \"description\":\"in\\u202dside\"}}}}],\
+            \"responses\":{\"200\":{\"description\":\"ok\"}}}}}}";
+        let conv = crate::convert_str("t.json", spec, &crate::Options::default()).unwrap();
+        let id = &conv.tools[0].input_schema.to_value()["properties"]["id"];
+        assert_eq!(id["description"], "abcde", "{id}");
+        assert_eq!(id["properties"]["x"]["title"], "T", "{id}");
+        assert_eq!(id["properties"]["x"]["description"], "inside", "{id}");
     }
 
     /// The shortcut for names with nothing to replace gives what the long way gives, on names
