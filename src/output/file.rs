@@ -68,7 +68,57 @@ pub fn write_atomically_with(
 /// renaming over it would replace the device or pipe with a file.
 pub struct AtomicFile {
     path: PathBuf,
-    tmp: tempfile::NamedTempFile,
+    tmp: TempFile,
+}
+
+/// A new file beside the target, deleted when dropped unless it was renamed into place.
+struct TempFile {
+    path: PathBuf,
+    file: std::fs::File,
+    kept: bool,
+}
+
+impl TempFile {
+    /// A file of a name no other file in `dir` has (`.openapi-mcp-PID-N`, created exclusively),
+    /// with `mode` on Unix (less the umask), as `fs::write` would create it.
+    fn create_in(dir: &Path) -> std::io::Result<TempFile> {
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).read(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+        loop {
+            let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = dir.join(format!(".openapi-mcp-{}-{n}", std::process::id()));
+            match options.open(&path) {
+                Ok(file) => {
+                    return Ok(TempFile {
+                        path,
+                        file,
+                        kept: false,
+                    });
+                }
+                // Left by an earlier process of the same id: try the next name.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000_000 => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Rename the file to `to`, replacing what is there.
+    fn persist(mut self, to: &Path) -> std::io::Result<()> {
+        std::fs::rename(&self.path, to)?;
+        self.kept = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Where `-o` writes.
@@ -134,22 +184,11 @@ impl AtomicFile {
                 format!("no folder {}", dir.display()),
             )));
         }
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".openapi-mcp-");
-        // Like `fs::write`: a new file gets 0666 minus the umask (a temporary file would be
-        // 0600); a file being replaced keeps its permissions.
-        #[cfg(unix)]
-        let fresh = {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::Permissions::from_mode(0o666)
-        };
-        #[cfg(unix)]
-        builder.permissions(fresh);
-        let tmp = builder.tempfile_in(dir).map_err(io)?;
+        // Like `fs::write`: a new file gets 0666 minus the umask; a file being replaced keeps
+        // its permissions.
+        let tmp = TempFile::create_in(dir).map_err(io)?;
         if let Ok(meta) = std::fs::metadata(path) {
-            tmp.as_file()
-                .set_permissions(meta.permissions())
-                .map_err(io)?;
+            tmp.file.set_permissions(meta.permissions()).map_err(io)?;
         }
         Ok(AtomicFile {
             path: path.to_path_buf(),
@@ -173,7 +212,7 @@ impl AtomicFile {
             .filter(std::fs::Metadata::is_file)
             .and_then(|_| std::fs::File::open(&path).ok());
         let unchanged = {
-            let mut same = SameAs::new(old, self.tmp.as_file_mut());
+            let mut same = SameAs::new(old, &mut self.tmp.file);
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut same);
             fill(&mut w).map_err(|e| match e {
                 Error::Io { source, .. } => io(source),
@@ -191,7 +230,7 @@ impl AtomicFile {
         // run can regenerate is not worth flushing to disk. A rename (not an exchange of the two
         // files) also gets ext4's writeback on replace, which keeps the old or the new content,
         // not an empty file, across a power loss.
-        self.tmp.persist(&path).map_err(|e| io(e.error))?;
+        self.tmp.persist(&path).map_err(io)?;
         Ok(Written::Replaced)
     }
 }
@@ -392,5 +431,38 @@ mod tests {
         assert!(failed.is_err());
         assert_eq!(std::fs::read(&path).unwrap(), b"old content");
         alone(dir.path());
+    }
+
+    /// Temporary names never clash: with each other, or with a file an earlier process of the
+    /// same id left.
+    #[test]
+    fn temporary_files_take_a_free_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let left = dir
+            .path()
+            .join(format!(".openapi-mcp-{}-0", std::process::id()));
+        std::fs::write(&left, b"stale").unwrap();
+        let (a, b) = (
+            AtomicFile::create(&dir.path().join("a.json")).unwrap(),
+            AtomicFile::create(&dir.path().join("b.json")).unwrap(),
+        );
+        assert_ne!(a.tmp.path, b.tmp.path);
+        assert_ne!(a.tmp.path, left);
+        a.fill(|w| {
+            w.write_all(b"A").map_err(|e| crate::Error::Io {
+                path: "a".into(),
+                source: e,
+            })
+        })
+        .unwrap();
+        drop(b);
+        assert_eq!(std::fs::read(dir.path().join("a.json")).unwrap(), b"A");
+        assert!(!dir.path().join("b.json").exists());
+        std::fs::remove_file(&left).unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["a.json"], "{names:?}");
     }
 }
