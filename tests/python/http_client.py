@@ -7,7 +7,7 @@ Starts the local API of upstream.py (127.0.0.1, a free port; it records requests
 address from its startup line, and with `streamable_http_client` + `ClientSession` (sending the
 bearer token and a header of its own) initializes, lists the tools and calls some of them. Then
 sends SIGTERM and checks the server exits 0. Prints a short transcript and exits non-zero when a
-check fails. Run by tests/serve_python.rs.
+check fails. Run by tests/it/serve_python.rs.
 """
 
 import asyncio

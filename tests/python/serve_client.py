@@ -6,7 +6,7 @@ Starts the local API of upstream.py (127.0.0.1, a free port; it records requests
 `BINARY serve SPEC --base-url ...` through `mcp.client.stdio.stdio_client`, and with a
 `ClientSession` initializes, lists the tools and calls some of them. Prints a short transcript
 and exits non-zero when a check fails. With `dynamic`, serves `--dynamic` and goes through its four
-tools (search, describe, a read, a refused write, a write). Run by tests/serve_python.rs.
+tools (search, describe, a read, a refused write, a write). Run by tests/it/serve_python.rs.
 """
 
 import asyncio

@@ -1,13 +1,12 @@
 //! Output size options: the per-schema budget, `--max-ref-depth` and `--no-output-schema`. Cut
 //! schemas stay valid and self-contained, and stubs say what was left out.
 
-mod common;
+use crate::common;
 
 use openapi_mcp::Options;
 use serde_json::Value;
 
-#[path = "common/mcp_check.rs"]
-mod mcp_check;
+use crate::common::mcp_check;
 
 fn output_of(options: &Options, tool: &str) -> Value {
     let c = openapi_mcp::convert_file(common::root().join("specs/petstore.yaml"), options).unwrap();

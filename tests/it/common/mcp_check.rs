@@ -1,6 +1,6 @@
 //! Checks one emitted MCP tool the way a strict client would: MCP's `Tool` definition, the JSON
 //! Schema 2020-12 metaschema for `inputSchema`/`outputSchema`, a validator that can be built, and
-//! no `$ref` that leaves the schema. Shared by the tests and the corpus sweep example.
+//! no `$ref` that leaves the schema.
 #![allow(dead_code)]
 
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! Client targets (`--target`) and output shapes (`--shape`): every scenario in `specs/` keeps
 //! each target's rules, and each shape has exactly the keys its API expects.
 
-mod common;
+use crate::common;
 
 use openapi_mcp::emit::{self, Format, Shape};
 use openapi_mcp::target::Target;
@@ -9,8 +9,7 @@ use openapi_mcp::{Options, Tool};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-#[path = "common/mcp_check.rs"]
-mod mcp_check;
+use crate::common::mcp_check;
 
 const TARGETS: [Target; 5] = [
     Target::Mcp,

@@ -3,7 +3,7 @@
 //! method table, `--suggest method`, and lint's `hint-uncertain`, `defaults-unreviewed` and
 //! `confidence`.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! The review workflow end to end: hints files, lint, the review report, `convert --check`.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::cmd;

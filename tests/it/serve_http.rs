@@ -4,7 +4,7 @@
 //! server on 127.0.0.1 that records every request. Every read has a time limit and every child is
 //! killed at the end.
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use serde_json::{Value, json};

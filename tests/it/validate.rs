@@ -5,14 +5,13 @@
 //! Both need `../shared`; without it they print why they skip. `.ci/run` sets
 //! `OPENAPI_MCP_REQUIRE_SHARED=1`, which turns a skip into a failure.
 
-mod common;
+use crate::common;
 
 use openapi_mcp::Options;
 use serde_json::Value;
 use std::process::Command;
 
-#[path = "common/mcp_check.rs"]
-mod mcp_check;
+use crate::common::mcp_check;
 
 fn skip(reason: &str) {
     if std::env::var_os("OPENAPI_MCP_REQUIRE_SHARED").is_some() {

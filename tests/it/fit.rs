@@ -1,7 +1,7 @@
 //! `lint --client`: each client's tool count and name length limits, at and one past each, and
 //! the README's table against the code.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use openapi_mcp::review::fit::{self, Client, rules};

@@ -1,7 +1,7 @@
 //! Hostile and broken input (`specs/invalid/`): every case ends with exit code 2, one line on
 //! standard error naming the file and what is wrong, no panic, and no output file left behind.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

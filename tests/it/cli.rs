@@ -1,6 +1,6 @@
 //! Command-line contract of `openapi-mcp convert`: options, exit codes, errors, atomic output.
 
-mod common;
+use crate::common;
 
 use common::cmd;
 use predicates::prelude::*;

@@ -5,7 +5,7 @@
 //! Runs when `python3` can `import mcp`; otherwise it prints why it skips. With
 //! `OPENAPI_MCP_REQUIRE_SHARED` set (as `.ci/run` does after installing `mcp`), a skip is a failure.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::process::{Command, Stdio};

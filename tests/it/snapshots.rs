@@ -1,6 +1,6 @@
 //! One snapshot per scenario in `specs/`: the exact `convert` output, reviewed in `snapshots/`.
 
-mod common;
+use crate::common;
 
 use openapi_mcp::{NameStyle, Options};
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod mcp_check;
 pub mod media;
 pub mod pages;
 
@@ -63,14 +64,14 @@ pub fn convert_json(path: &Path, options: &openapi_mcp::Options) -> String {
 }
 
 /// Compare `$text` with the reviewed snapshot `snapshots/$name.snap`. A macro, not a function, so
-/// that each snapshot's `source:` names the test file that asserts it.
-#[macro_export]
+/// that each snapshot's `source:` names the test file that asserts it (`main.rs` takes it into
+/// every module with `#[macro_use]`).
 macro_rules! snapshot {
     ($name:expr, $text:expr $(,)?) => {{
         let name: String = ::std::convert::AsRef::<str>::as_ref(&$name).to_string();
         let text: String = $text;
         insta::with_settings!({
-            snapshot_path => common::root().join("snapshots"),
+            snapshot_path => $crate::common::root().join("snapshots"),
             prepend_module_to_snapshot => false,
             omit_expression => true,
         }, {

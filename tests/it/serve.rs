@@ -3,7 +3,7 @@
 //! (initialize, initialized, tools/list, tools/call). Every read has a time limit and every child
 //! is killed at the end.
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -1663,7 +1663,7 @@ fn oauth_client_credentials_over_stdio() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Answers that are not JSON (specs/serve/media.yaml, tests/common/media.rs).
+// Answers that are not JSON (specs/serve/media.yaml, tests/it/common/media.rs).
 
 fn media_session(media: &common::media::Media, extra: &[&str]) -> Session {
     let mut args = vec!["--base-url", media.base.as_str()];
@@ -1923,7 +1923,7 @@ fn dynamic_calls_return_the_same_content() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Results over the budget (specs/serve/pages.yaml, tests/common/pages.rs).
+// Results over the budget (specs/serve/pages.yaml, tests/it/common/pages.rs).
 
 fn pages_session(pages: &common::pages::Pages, extra: &[&str]) -> Session {
     let mut args = vec!["--base-url", pages.base.as_str()];

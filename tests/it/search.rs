@@ -1,6 +1,6 @@
 //! `openapi-mcp search`: ranking the operations of the scenario specs for free-text requests.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

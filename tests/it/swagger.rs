@@ -1,10 +1,9 @@
 //! Swagger 2.0 documents convert like their OpenAPI 3.0 equivalents: checked on the tools built
 //! from `specs/swagger2-*` and from small inline documents.
 
-mod common;
+use crate::common;
 
-#[path = "common/mcp_check.rs"]
-mod mcp_check;
+use crate::common::mcp_check;
 
 use openapi_mcp::tool::suggest::HintSource;
 use openapi_mcp::tool::{ArgIn, Tool};
