@@ -373,8 +373,11 @@ mod tests {
     use super::*;
 
     /// `snake_case` is `heck`'s, and `vocab::words` its words: for every string of up to six
-    /// characters from a mix of cases, digits and separators, and for every operationId and path
-    /// in `specs/`.
+    /// characters from a mix of cases, digits and separators, every string of up to three with a
+    /// non-ASCII letter among them, and every operationId and path in `specs/`. Text that is not
+    /// ASCII goes through `heck` itself on both sides (`ascii_words` is `None`), so longer strings
+    /// with the non-ASCII letter (468,559 of the six-character ones alone: more than half of
+    /// this test's time) only compared `heck` with `heck`.
     #[test]
     fn snake_case_is_hecks() {
         let check = |s: &str| {
@@ -387,11 +390,13 @@ mod tests {
                 .collect();
             assert_eq!(super::super::vocab::words(s), words, "{s:?}");
         };
-        let alphabet = ['a', 'B', 'c', 'D', '1', '_', '-', '.', ' ', 'é'];
+        let ascii = ['a', 'B', 'c', 'D', '1', '_', '-', '.', ' '];
         let mut strings = vec![String::new()];
-        for _ in 0..6 {
+        for len in 1..=6 {
+            let alphabet: Vec<char> = ascii.into_iter().chain((len <= 3).then_some('é')).collect();
             strings = strings
                 .iter()
+                .filter(|s| s.is_ascii())
                 .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
                 .collect();
             strings.iter().for_each(|s| check(s));
