@@ -14,6 +14,8 @@ mod hint_evidence;
 #[cfg(feature = "cli")]
 mod invalid;
 #[cfg(feature = "cli")]
+mod large;
+#[cfg(feature = "cli")]
 mod review;
 #[cfg(feature = "cli")]
 mod search;
