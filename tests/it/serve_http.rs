@@ -1199,10 +1199,9 @@ fn oauth_token_endpoint_failures_are_clean_tool_errors() {
         t.body,
         "grant_type=client_credentials&scope=read&client_id=my-client&client_secret=client-secret-42"
     );
-    // An endpoint nobody listens on.
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
-    let dead = format!("http://{}/token", closed.local_addr().unwrap());
-    drop(closed);
+    // An endpoint nobody listens on: the discard port, as other tests' dead base URLs (a port
+    // freed here could be taken by a server another test starts meanwhile).
+    let dead = "http://127.0.0.1:9/token".to_string();
     let served = Served::start(
         OAUTH,
         &["--base-url", &api.base(), "--timeout", "5"],
