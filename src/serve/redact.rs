@@ -5,13 +5,12 @@
 use serde_json::Value;
 use std::sync::{Arc, Mutex, RwLock};
 
-/// Every credential value in every form it is sent or echoed (raw, percent-encoded in either
-/// case or with `+` for space, JSON-escaped as common encoders write it), to be replaced by `***`
-/// in whatever goes back to the client or to the log.
+/// Every credential value in every form it is sent or echoed ([`echoed_forms`]), to be replaced
+/// by `***` in whatever goes back to the client or to the log.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Secrets {
-    /// Longest first, so a longer secret is masked before a shorter one inside it; the flag says
-    /// the value is long enough to be masked wherever it appears, glued to letters or not.
+    /// Each form once, longest first; the flag says the value is long enough to be masked
+    /// wherever it appears, glued to letters or not.
     forms: Vec<(String, bool)>,
     /// The values that read as JSON numbers, so that one echoed as a number (`123`, `123.0`,
     /// `1.23e2`) is masked in a parsed answer too.
