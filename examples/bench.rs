@@ -45,13 +45,13 @@ fn floor(path: &Path) {
     }
 }
 
-/// Run `command` to its end: its wall time, and its peak memory in KiB when measured by
-/// `/usr/bin/time` (the command is then run under it).
-fn run(program: &Path, args: &[&Path]) -> (Duration, Option<u64>) {
+/// Run `command` to its end: its wall time, and its peak memory in KiB and CPU time (user and
+/// system) in seconds when measured by `/usr/bin/time` (the command is then run under it).
+fn run(program: &Path, args: &[&Path]) -> (Duration, Option<(u64, f64)>) {
     let timed = Path::new("/usr/bin/time").exists();
     let mut command = if timed {
         let mut c = Command::new("/usr/bin/time");
-        c.args(["-f", "%M"]).arg(program);
+        c.args(["-f", "%M %U %S"]).arg(program);
         c
     } else {
         Command::new(program)
@@ -66,17 +66,17 @@ fn run(program: &Path, args: &[&Path]) -> (Duration, Option<u64>) {
         program.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    let peak = timed
+    let measured = timed
         .then(|| {
-            String::from_utf8_lossy(&output.stderr)
-                .lines()
-                .last()?
-                .trim()
-                .parse()
-                .ok()
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let mut fields = stderr.lines().last()?.split_whitespace();
+            let peak = fields.next()?.parse().ok()?;
+            let user: f64 = fields.next()?.parse().ok()?;
+            let system: f64 = fields.next()?.parse().ok()?;
+            Some((peak, user + system))
         })
         .flatten();
-    (elapsed, peak)
+    (elapsed, measured)
 }
 
 fn main() {
@@ -107,9 +107,9 @@ fn main() {
     let out = tmp.path().join("out.json");
     println!("binary: {}", binary.display());
     println!(
-        "| spec | size MB | floor s | ours s | ratio | floor peak MiB | peak MiB | peak/size | output MB |"
+        "| spec | size MB | floor s | ours s | ratio | floor CPU s | ours CPU s | floor peak MiB | peak MiB | peak/size | output MB |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for name in names {
         let path = root.join(&name);
         let Ok(meta) = std::fs::metadata(&path) else {
@@ -120,23 +120,31 @@ fn main() {
         let runs = if size > 20.0 { 5 } else { 11 };
         let (mut floor_best, mut ours_best) = (Duration::MAX, Duration::MAX);
         let (mut floor_peak, mut peak) = (0, 0);
+        // The least CPU time of any run, each side.
+        let (mut floor_cpu, mut ours_cpu) = (f64::MAX, f64::MAX);
         for _ in 0..runs {
-            let (t, p) = run(&me, &[Path::new("--floor"), &path]);
+            let (t, m) = run(&me, &[Path::new("--floor"), &path]);
             floor_best = floor_best.min(t);
-            floor_peak = floor_peak.max(p.unwrap_or(0));
+            if let Some((p, cpu)) = m {
+                floor_peak = floor_peak.max(p);
+                floor_cpu = floor_cpu.min(cpu);
+            }
             let _ = std::fs::remove_file(&out);
-            let (t, p) = run(
+            let (t, m) = run(
                 &binary,
                 &[Path::new("convert"), &path, Path::new("-o"), &out],
             );
             ours_best = ours_best.min(t);
-            peak = peak.max(p.unwrap_or(0));
+            if let Some((p, cpu)) = m {
+                peak = peak.max(p);
+                ours_cpu = ours_cpu.min(cpu);
+            }
         }
         let written = std::fs::metadata(&out).map_or(0, |m| m.len()) as f64 / 1e6;
         let mib = |kib: u64| kib as f64 / 1024.0;
         let (f, o) = (floor_best.as_secs_f64(), ours_best.as_secs_f64());
         println!(
-            "| {name} | {size:.1} | {f:.3} | {o:.3} | {:.2} | {:.0} | {:.0} | {:.1} | {written:.1} |",
+            "| {name} | {size:.1} | {f:.3} | {o:.3} | {:.2} | {floor_cpu:.2} | {ours_cpu:.2} | {:.0} | {:.0} | {:.1} | {written:.1} |",
             o / f,
             mib(floor_peak),
             mib(peak),
