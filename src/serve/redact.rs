@@ -15,6 +15,9 @@ pub(crate) struct Secrets {
     /// The values that read as JSON numbers, so that one echoed as a number (`123`, `123.0`,
     /// `1.23e2`) is masked in a parsed answer too.
     numbers: Vec<f64>,
+    /// Whether a form could be part of a number's text (digits, sign, point, exponent): if
+    /// not, numbers need no search.
+    numeric: bool,
 }
 
 /// Credentials shorter than this get a startup warning: a short value may also be ordinary text.
@@ -46,7 +49,15 @@ impl Secrets {
                 .then_with(|| b.1.cmp(&a.1))
         });
         forms.dedup_by(|a, b| a.0 == b.0);
-        Secrets { forms, numbers }
+        let numeric = forms.iter().any(|(f, _)| {
+            f.bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+        });
+        Secrets {
+            forms,
+            numbers,
+            numeric,
+        }
     }
 
     /// Whether there is nothing to mask.
@@ -129,7 +140,7 @@ impl Secrets {
                 }
             }
             // A number that is a secret, or whose digits hold one, becomes the masked text.
-            Value::Number(n) => {
+            Value::Number(n) if self.numeric => {
                 let f = n.as_f64();
                 if f.is_some_and(|f| self.numbers.contains(&f)) {
                     *value = Value::String("***".into());
