@@ -629,6 +629,11 @@ mod tests {
             json!({"n": "***", "f": "***", "e": "***", "in": "9***1", "short": "***",
                    "other": 70011, "x": 1})
         );
+        // No credential made of number characters: numbers are left as they are.
+        let s = Secrets::new(["sk_live_839201746512907"]);
+        let mut v = json!({"n": 839201746512907_u64, "s": "sk_live_839201746512907"});
+        s.redact_value(&mut v);
+        assert_eq!(v, json!({"n": 839201746512907_u64, "s": "***"}));
     }
 
     #[test]
