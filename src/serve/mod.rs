@@ -13,6 +13,7 @@ pub(crate) mod auth;
 pub mod budget;
 pub(crate) mod count;
 pub(crate) mod dynamic;
+pub(crate) mod fields;
 pub(crate) mod http;
 pub(crate) mod oauth;
 pub(crate) mod redact;

@@ -7,6 +7,7 @@
 
 use super::auth::{self, Credential};
 use super::budget;
+use super::fields;
 use super::http::{Client, Reply};
 use super::oauth::{Need, Tokens};
 use super::redact::SharedSecrets;
@@ -15,7 +16,6 @@ use super::response;
 use super::validate::{self, Schema};
 use crate::Tool;
 use crate::output::emit::{Shape, write_line};
-use crate::tool::fields;
 use rmcp::model::RequestId;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -535,7 +535,11 @@ fn run_call<'a>(
         return response::error(rejected.message);
     }
     // `_fields` is checked against the outputSchema before anything is sent.
-    let fields = match (tool.call.fields, args.get(fields::ARG), &tool.output_schema) {
+    let fields = match (
+        tool.call.fields,
+        args.get(crate::tool::fields::ARG),
+        &tool.output_schema,
+    ) {
         (true, Some(value), Some(output)) => {
             match fields::check(output, tool.call.output_wrapped.as_deref(), value) {
                 // An empty list asks for no projection.
